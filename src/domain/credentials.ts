@@ -1,0 +1,102 @@
+import { createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const scryptAsync = promisify(scrypt) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: { N: number; r: number; p: number; maxmem: number },
+) => Promise<Buffer>;
+
+const SCRYPT = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+
+/** The spec's policy: at least 6 characters with upper case, lower case and a digit. */
+export function passwordProblem(password: string): string | undefined {
+  if (password.length < 6) return 'must be at least 6 characters long';
+  if (!/[A-Z]/.test(password)) return 'must contain an upper-case letter';
+  if (!/[a-z]/.test(password)) return 'must contain a lower-case letter';
+  if (!/[0-9]/.test(password)) return 'must contain a digit';
+  return undefined;
+}
+
+/** `scrypt$N$r$p$salt$hash`, base64 parts: parameters travel with the hash so they can be raised later. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scryptAsync(password, salt, 32, SCRYPT);
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), hash.toString('base64')].join('$');
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64');
+  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: SCRYPT.maxmem,
+  });
+  return timingSafeEqual(actual, expected);
+}
+
+export const randomToken = (bytes = 16): string => randomBytes(bytes).toString('hex');
+
+function hmac(secret: string, text: string): Buffer {
+  return createHmac('sha256', secret).update(text).digest();
+}
+
+export function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/**
+ * An account's API key is derived from the server secret and a random per-account salt, so the
+ * database holds nothing that works as a credential on its own, yet the dashboard can show the key
+ * at any time. A new salt regenerates it.
+ */
+export function deriveApiKey(secret: string, accountId: number, salt: string): string {
+  return hmac(secret, `account:${accountId}:${salt}`).toString('base64url');
+}
+
+/** The account token sent after `Basic `: base64 of `email:apikey`, like a Basic credential. */
+export function accountToken(email: string, apiKey: string): string {
+  return Buffer.from(`${email}:${apiKey}`).toString('base64');
+}
+
+/** Short fingerprint of a module key: a token stops working once the module is re-keyed. */
+function keyFingerprint(secret: string, key: string): string {
+  return hmac(secret, `module-key:${key.toUpperCase()}`).subarray(0, 6).toString('base64url');
+}
+
+/**
+ * Device token: base64 of `<SERIAL>:<key fingerprint>.<signature>`. The signature covers the serial
+ * and the fingerprint, so it is checked with the secret alone; the fingerprint is compared with the
+ * module's current key when the module is loaded for the request.
+ */
+export function deviceToken(secret: string, serial: string, key: string): string {
+  const fingerprint = keyFingerprint(secret, key);
+  const signature = hmac(secret, `device:${serial}:${fingerprint}`).subarray(0, 18).toString('base64url');
+  return Buffer.from(`${serial}:${fingerprint}.${signature}`).toString('base64');
+}
+
+export interface DeviceTokenClaims {
+  serial: string;
+  fingerprint: string;
+}
+
+/** Checks the signature only; undefined when the token is malformed or forged. */
+export function readDeviceToken(secret: string, token: string): DeviceTokenClaims | undefined {
+  if (!/^[A-Za-z0-9+/]+=*$/.test(token)) return undefined;
+  const text = Buffer.from(token, 'base64').toString('utf8');
+  const match = /^([^:]+):([A-Za-z0-9_-]{8})\.([A-Za-z0-9_-]{24})$/.exec(text);
+  if (!match) return undefined;
+  const [, serial, fingerprint, signature] = match as unknown as [string, string, string, string];
+  const expected = hmac(secret, `device:${serial}:${fingerprint}`).subarray(0, 18).toString('base64url');
+  return safeEqual(signature, expected) ? { serial, fingerprint } : undefined;
+}
+
+export function tokenMatchesKey(secret: string, claims: DeviceTokenClaims, key: string): boolean {
+  return safeEqual(claims.fingerprint, keyFingerprint(secret, key));
+}

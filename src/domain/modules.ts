@@ -1,0 +1,77 @@
+import type { ModulesRepository } from '../storage/modules-repository.js';
+import type { DevicesRepository } from '../storage/devices-repository.js';
+import type { CatalogModule, Device, ModuleListItem } from './types.js';
+import { badRequest, notFound } from './errors.js';
+
+export interface RegistrationResult {
+  registered: string[];
+  not_found: string[];
+  already_registered: string[];
+  invalid_key: string[];
+}
+
+/** A module's key: the 8-hex key printed on the packaging or its 16-hex PAC, any case. */
+export function keyMatches(module: CatalogModule, key: string): boolean {
+  const candidate = key.trim().toUpperCase();
+  return candidate === module.key || candidate === module.pac;
+}
+
+export const normalizeSerial = (serial: string): string => serial.trim().toUpperCase();
+
+export class ModuleService {
+  constructor(
+    private readonly modules: ModulesRepository,
+    private readonly devices: DevicesRepository,
+  ) {}
+
+  /** The spec's state table, in its order: unknown serial, held by anyone, wrong key, then registered. */
+  async register(accountId: number, requests: { serial: string; key: string }[]): Promise<RegistrationResult> {
+    const result: RegistrationResult = { registered: [], not_found: [], already_registered: [], invalid_key: [] };
+    for (const request of requests) {
+      const serial = normalizeSerial(request.serial);
+      const module = await this.modules.bySerial(serial);
+      if (!module) result.not_found.push(serial);
+      else if (module.accountId !== null) result.already_registered.push(serial);
+      else if (!keyMatches(module, request.key)) result.invalid_key.push(serial);
+      else if (await this.modules.register(serial, accountId)) result.registered.push(serial);
+      else result.already_registered.push(serial);
+    }
+    return result;
+  }
+
+  /** The caller's module named by serial, and optionally by its device id too. */
+  async owned(accountId: number, sn: string, id?: number): Promise<{ module: CatalogModule; device: Device }> {
+    const serial = normalizeSerial(sn);
+    const module = await this.modules.bySerial(serial);
+    const device = module?.accountId === accountId ? await this.devices.bySerial(serial) : undefined;
+    if (!module || !device || (id !== undefined && device.id !== id)) {
+      throw notFound(`module ${serial}${id !== undefined ? ` with id ${id}` : ''} not found`);
+    }
+    return { module, device };
+  }
+
+  async unregister(accountId: number, id: number, sn: string): Promise<void> {
+    const { module } = await this.owned(accountId, sn, id);
+    await this.modules.unregister(module.serial, accountId);
+  }
+
+  list(accountId: number): Promise<ModuleListItem[]> {
+    return this.modules.listByAccount(accountId);
+  }
+
+  pacs(accountId: number): Promise<{ serial: string; pac: string }[]> {
+    return this.modules.pacsByAccount(accountId);
+  }
+
+  /** Serials normalized; 404 naming every one the account does not hold. */
+  async requireOwned(accountId: number, serials: string[]): Promise<string[]> {
+    const wanted = [...new Set(serials.map(normalizeSerial))];
+    if (wanted.some((serial) => serial === '')) throw badRequest('serials must not contain empty strings');
+    const owned = new Set(
+      (await this.modules.bySerials(wanted)).filter((m) => m.accountId === accountId).map((m) => m.serial),
+    );
+    const missing = wanted.filter((serial) => !owned.has(serial));
+    if (missing.length > 0) throw notFound(`modules not found: ${missing.join(', ')}`);
+    return wanted;
+  }
+}

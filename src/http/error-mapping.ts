@@ -1,0 +1,9 @@
+import type { ErrorCode } from '../domain/errors.js';
+
+/** The one mapping from domain error codes to HTTP statuses. */
+export const STATUS_OF: Record<ErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+};

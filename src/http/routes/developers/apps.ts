@@ -1,0 +1,94 @@
+import { Type } from 'typebox';
+import type { Context } from '../../../context.js';
+import type { Server } from '../../server-types.js';
+import { badRequest } from '../../../domain/errors.js';
+import type { AppInput } from '../../../domain/apps.js';
+import { input, optionalInteger, optionalString, requiredInteger } from '../../params.js';
+import type { Input } from '../../params.js';
+import { AppSchema, presentApp } from '../../presenters/apps.js';
+import { Basic, Empty, ModuleItemSchema, responses, SerialsBody } from '../../schemas.js';
+
+const AppBody = Type.Object(
+  {
+    id: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+    name: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    callbackurl: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  },
+  { description: 'the app; unknown fields are ignored. Without id it is created, with id updated.' },
+);
+const IdParam = Type.Object({ id: Type.Optional(Type.String()) });
+const AppPath = Type.Object({ idApp: Type.Integer() });
+
+/** The app object may arrive as the body itself, as an `app` field holding it, or as form fields. */
+function appInput(params: Input): AppInput {
+  let source = params;
+  if (typeof params.app === 'string') {
+    try {
+      source = JSON.parse(params.app) as Input;
+    } catch {
+      throw badRequest('app must be a JSON object');
+    }
+  } else if (typeof params.app === 'object' && params.app !== null) source = params.app as Input;
+  const id = optionalInteger(source, 'id');
+  const name = optionalString(source, 'name');
+  const description = optionalString(source, 'description');
+  const callbackurl = source.callbackurl === null ? '' : optionalString(source, 'callbackurl');
+  return {
+    ...(id !== undefined && { id }),
+    ...(name !== undefined && { name }),
+    ...(description !== undefined && { description }),
+    ...(callbackurl !== undefined && { callbackurl }),
+    ...(source.callbackurl === '' && { callbackurl: '' }),
+  };
+}
+
+/** `{serials: [...]}`, or the array itself. */
+function serials(body: unknown): string[] {
+  const list = Array.isArray(body) ? body : (body as Input | undefined)?.serials;
+  if (!Array.isArray(list)) throw badRequest('serials is required: a JSON array of module serials');
+  if (!list.every((serial) => typeof serial === 'string')) throw badRequest('serials must all be strings');
+  return list as string[];
+}
+
+/** Operations 5–7 and 12–14. */
+export async function appRoutes(app: Server, context: Context): Promise<void> {
+  const timeZone = context.config.timezone;
+
+  app.get('/apps.json', {
+    schema: { tags: ['developer'], summary: 'List apps', security: Basic, response: responses(Type.Array(AppSchema), 401, 404) },
+    handler: async (request) => (await context.apps.list(request.account.id)).map((a) => presentApp(a, timeZone)),
+  });
+
+  app.post('/apps.json', {
+    schema: { tags: ['developer'], summary: 'Create an app, or update one when the object has an id', security: Basic, body: Type.Optional(AppBody), response: responses(AppSchema, 400, 401, 404) },
+    handler: async (request) => presentApp(await context.apps.save(request.account.id, appInput(input(request))), timeZone),
+  });
+
+  app.delete('/apps.json', {
+    schema: { tags: ['developer'], summary: 'Delete an app', security: Basic, querystring: IdParam, response: responses(Empty, 400, 401, 404) },
+    handler: async (request) => {
+      await context.apps.delete(request.account.id, requiredInteger(input(request), 'id'));
+    },
+  });
+
+  app.post('/apps/:idApp/modules/attach.json', {
+    schema: { tags: ['developer'], summary: 'Attach modules to an app', security: Basic, params: AppPath, body: Type.Optional(SerialsBody), response: responses(Empty, 400, 401, 404) },
+    handler: async (request) => {
+      await context.apps.attach(request.account.id, request.params.idApp, serials(request.body));
+    },
+  });
+
+  app.post('/apps/:idApp/modules/detach.json', {
+    schema: { tags: ['developer'], summary: 'Detach modules from an app', security: Basic, params: AppPath, body: Type.Optional(SerialsBody), response: responses(Empty, 400, 401, 404) },
+    handler: async (request) => {
+      await context.apps.detach(request.account.id, request.params.idApp, serials(request.body));
+    },
+  });
+
+  app.get('/apps/:idApp/modules.json', {
+    schema: { tags: ['developer'], summary: 'Modules attached to an app', security: Basic, params: AppPath, response: responses(Type.Array(ModuleItemSchema), 400, 401, 404) },
+    handler: async (request) =>
+      (await context.apps.modulesOf(request.account.id, request.params.idApp)).map((m) => ({ id: String(m.id), serial: m.serial })),
+  });
+}

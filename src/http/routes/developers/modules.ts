@@ -1,0 +1,74 @@
+import { Type } from 'typebox';
+import type { Context } from '../../../context.js';
+import type { Server } from '../../server-types.js';
+import { badRequest } from '../../../domain/errors.js';
+import { input, optionalInteger, requiredInteger, requiredString } from '../../params.js';
+import type { Input } from '../../params.js';
+import { DeviceSchema, presentDevice } from '../../presenters/devices.js';
+import { Basic, Empty, ModuleItemSchema, responses } from '../../schemas.js';
+
+const Registration = Type.Object({ serial: Type.String(), key: Type.String() });
+const RegistrationResult = Type.Object({
+  registered: Type.Array(Type.String()),
+  not_found: Type.Array(Type.String()),
+  already_registered: Type.Array(Type.String()),
+  invalid_key: Type.Array(Type.String()),
+});
+const ModuleParams = Type.Object({ id: Type.Optional(Type.String()), sn: Type.Optional(Type.String()) });
+const ModuleDevice = Type.Object({ ...DeviceSchema.properties, protocol: Type.String({ enum: ['UDM22', 'UDM23'] }) });
+
+/** The array of `{serial, key}` as the body, or under `modules` (possibly as JSON text in a form). */
+function registrations(body: unknown): { serial: string; key: string }[] {
+  let list: unknown = body;
+  if (!Array.isArray(list) && typeof list === 'object' && list !== null) list = (list as Input).modules;
+  if (typeof list === 'string') {
+    try {
+      list = JSON.parse(list);
+    } catch {
+      throw badRequest('modules must be a JSON array of {serial, key}');
+    }
+  }
+  if (!Array.isArray(list)) throw badRequest('modules is required: a JSON array of {serial, key}');
+  return list.map((item: unknown, i) => {
+    const { serial, key } = (item ?? {}) as Input;
+    if (typeof serial !== 'string' || serial.trim() === '') throw badRequest(`modules[${i}].serial must be a non-empty string`);
+    if (typeof key !== 'string') throw badRequest(`modules[${i}].key must be a string`);
+    return { serial, key };
+  });
+}
+
+/** Operations 8–11. */
+export async function moduleRoutes(app: Server, context: Context): Promise<void> {
+  app.post('/modules.json', {
+    schema: {
+      tags: ['developer'],
+      summary: 'Register modules by serial and key (or PAC)',
+      security: Basic,
+      body: Type.Optional(Type.Union([Type.Array(Registration), Type.Object({ modules: Type.Unknown() })])),
+      response: responses(RegistrationResult, 400, 401, 404),
+    },
+    handler: async (request) => context.modules.register(request.account.id, registrations(request.body)),
+  });
+
+  app.delete('/modules.json', {
+    schema: { tags: ['developer'], summary: 'Unregister a module (detaches it from every app)', security: Basic, querystring: ModuleParams, response: responses(Empty, 400, 401, 404) },
+    handler: async (request) => {
+      const params = input(request);
+      await context.modules.unregister(request.account.id, requiredInteger(params, 'id'), requiredString(params, 'sn'));
+    },
+  });
+
+  app.get('/modules.json', {
+    schema: { tags: ['developer'], summary: 'List registered modules', security: Basic, response: responses(Type.Array(ModuleItemSchema), 401, 404) },
+    handler: async (request) => (await context.modules.list(request.account.id)).map((m) => ({ id: String(m.id), serial: m.serial })),
+  });
+
+  app.get('/device.json', {
+    schema: { tags: ['developer'], summary: 'One registered module by sn (and id)', security: Basic, querystring: ModuleParams, response: responses(ModuleDevice, 400, 401, 404) },
+    handler: async (request) => {
+      const params = request.query as Input;
+      const { module, device } = await context.modules.owned(request.account.id, requiredString(params, 'sn'), optionalInteger(params, 'id'));
+      return { ...presentDevice(device, context.config.timezone), protocol: module.protocol };
+    },
+  });
+}

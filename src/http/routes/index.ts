@@ -1,0 +1,23 @@
+import type { Context } from '../../context.js';
+import type { Server } from '../server-types.js';
+import { developerAuth } from '../auth/developer-auth.js';
+import { healthRoutes } from './health.js';
+import { securityRoutes } from './security.js';
+import { accountRoutes } from './developers/account.js';
+import { appRoutes } from './developers/apps.js';
+import { moduleRoutes } from './developers/modules.js';
+
+/** The one place routes are registered; each folder is a URL prefix with its own auth hook. */
+export async function registerRoutes(app: Server, context: Context): Promise<void> {
+  await app.register(async (scope) => healthRoutes(scope, context));
+  await app.register(async (scope) => securityRoutes(scope, context));
+  await app.register(
+    async (scope) => {
+      scope.addHook('onRequest', developerAuth(context));
+      await accountRoutes(scope, context);
+      await appRoutes(scope, context);
+      await moduleRoutes(scope, context);
+    },
+    { prefix: '/iot/developers' },
+  );
+}

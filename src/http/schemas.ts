@@ -1,0 +1,25 @@
+import { Type } from 'typebox';
+import type { TSchema } from 'typebox';
+
+export const ErrorSchema = Type.Object(
+  { statusCode: Type.Integer(), error: Type.String(), message: Type.String() },
+  { $id: 'Error', description: 'every error has this shape' },
+);
+const ErrorRef = Type.Unsafe<{ statusCode: number; error: string; message: string }>({ $ref: 'Error#' });
+
+/** Response schemas for the success body and the error statuses a route can answer. */
+export function responses<T extends TSchema>(ok: T, ...errors: (400 | 401 | 404 | 409 | 413)[]) {
+  const map: Record<number, TSchema> = { 200: ok };
+  for (const status of errors) map[status] = ErrorRef;
+  return map as { 200: T } & Record<number, TSchema>;
+}
+
+/** A void operation: 200 with an empty body. */
+export const Empty = Type.Null({ description: 'empty body' });
+
+export const ModuleItemSchema = Type.Object({ id: Type.String(), serial: Type.String() });
+
+export const SerialsBody = Type.Object({ serials: Type.Array(Type.String()) });
+
+export const Basic = [{ basic: [] }];
+export const DeviceKey = [{ deviceKey: [] }, { basic: [] }];

@@ -1,0 +1,66 @@
+import Fastify from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Context } from '../context.js';
+import type { Server } from './server-types.js';
+import { installBodyParsers } from './body-parsers.js';
+import { installErrorRendering } from './error-rendering.js';
+import { ErrorSchema } from './schemas.js';
+import { registerRoutes } from './routes/index.js';
+
+const VERSION = '0.1.0';
+
+/** Builds the HTTP app on a context; `listen` is the caller's business (tests use `inject`). */
+export async function buildServer(context: Context): Promise<Server> {
+  const verbose = ['debug', 'trace'].includes(context.config.logLevel);
+  const app = Fastify({
+    loggerInstance: context.log as FastifyBaseLogger,
+    // Per-request log lines halve throughput; errors are always logged, requests only when debugging.
+    disableRequestLogging: !verbose,
+    bodyLimit: context.config.bodyLimit,
+    // Old clients send parameters unencoded; the router must not choke on odd paths.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installErrorRendering(app);
+  installBodyParsers(app);
+  app.addSchema(ErrorSchema);
+
+  // Browser dashboards call cross-origin with credentials.
+  await app.register(cors, {
+    origin: true,
+    credentials: true,
+    allowedHeaders: ['authorization', 'x-snsr-device-key', 'content-type', 'x-requested-with'],
+    methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+    maxAge: 600,
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'snsr API',
+        version: VERSION,
+        description: 'SENSOR-compatible developer and device API, and the Sigfox uplink endpoint.',
+      },
+      components: {
+        securitySchemes: {
+          basic: { type: 'http', scheme: 'basic', description: 'email:password, or the account token as the whole credential' },
+          deviceKey: { type: 'apiKey', in: 'header', name: 'X-Snsr-Device-Key', description: 'token from GET /iot/devices/crc.json' },
+          network: { type: 'http', scheme: 'bearer', description: 'SNSR_NETWORK_TOKEN' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await registerRoutes(app, context);
+  return app;
+}
+
+export { VERSION };

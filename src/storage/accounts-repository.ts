@@ -1,0 +1,49 @@
+import type { Kysely } from 'kysely';
+import type { Account } from '../domain/types.js';
+import type { AccountRow, Database } from './schema.js';
+
+const toAccount = (row: AccountRow): Account => ({
+  id: row.id,
+  email: row.email,
+  passwordHash: row.password_hash,
+  apiKeySalt: row.api_key_salt,
+  gitAlias: row.git_alias,
+  createdAt: new Date(row.created_at),
+});
+
+export class AccountsRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async byEmail(email: string): Promise<Account | undefined> {
+    const row = await this.db.selectFrom('accounts').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
+    return row && toAccount(row);
+  }
+
+  async byId(id: number): Promise<Account | undefined> {
+    const row = await this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toAccount(row);
+  }
+
+  /** Undefined when the email is taken. */
+  async create(email: string, passwordHash: string, apiKeySalt: string): Promise<Account | undefined> {
+    const row = await this.db
+      .insertInto('accounts')
+      .values({ email: email.toLowerCase(), password_hash: passwordHash, api_key_salt: apiKeySalt, created_at: Date.now() })
+      .onConflict((oc) => oc.column('email').doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    return row && toAccount(row);
+  }
+
+  async update(id: number, changes: { passwordHash?: string; apiKeySalt?: string; gitAlias?: string }): Promise<void> {
+    await this.db
+      .updateTable('accounts')
+      .set({
+        ...(changes.passwordHash !== undefined && { password_hash: changes.passwordHash }),
+        ...(changes.apiKeySalt !== undefined && { api_key_salt: changes.apiKeySalt }),
+        ...(changes.gitAlias !== undefined && { git_alias: changes.gitAlias }),
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+}

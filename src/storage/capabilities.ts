@@ -1,0 +1,6 @@
+/** What one dialect can do that the other cannot; queries branch on these flags, never on names. */
+export interface Capabilities {
+  dialect: 'sqlite' | 'postgres';
+  /** `SELECT … FOR UPDATE SKIP LOCKED`: several processes may claim work from one table. */
+  skipLocked: boolean;
+}

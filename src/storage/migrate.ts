@@ -1,0 +1,52 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Migrator, sql } from 'kysely';
+import type { Kysely, Migration, MigrationProvider, MigrationResultSet } from 'kysely';
+import type { Database } from './schema.js';
+import type { Capabilities } from './capabilities.js';
+
+// migrations/<dialect>/NNNN_name.sql at the package root, reached the same way from src/ and dist/.
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
+
+/** Splits a migration file into statements: each ends with `;` at the end of a line. */
+function statements(text: string): string[] {
+  return text
+    .split(/;\s*$/m)
+    .map((part) => part.replace(/^\s*--.*$/gm, '').trim())
+    .filter((part) => part.length > 0);
+}
+
+class SqlFileProvider implements MigrationProvider {
+  constructor(private readonly folder: string) {}
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const migrations: Record<string, Migration> = {};
+    for (const file of readdirSync(this.folder).filter((name) => name.endsWith('.sql')).sort()) {
+      const text = readFileSync(join(this.folder, file), 'utf8');
+      migrations[file.replace(/\.sql$/, '')] = {
+        up: async (db) => {
+          for (const statement of statements(text)) await sql.raw(statement).execute(db);
+        },
+      };
+    }
+    return migrations;
+  }
+}
+
+export class MigrationError extends Error {}
+
+/** Brings the schema up to date; safe to run from several processes at once (Kysely locks). */
+export async function migrateToLatest(
+  db: Kysely<Database>,
+  capabilities: Capabilities,
+): Promise<MigrationResultSet> {
+  const migrator = new Migrator({ db, provider: new SqlFileProvider(join(root, capabilities.dialect)) });
+  const result = await migrator.migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    const reason = result.error instanceof Error ? result.error.message : String(result.error);
+    throw new MigrationError(`migration ${failed} failed: ${reason}`);
+  }
+  return result;
+}

@@ -1,0 +1,131 @@
+import type { Kysely } from 'kysely';
+import type { Protocol } from '../protocol/udm/index.js';
+import type { CatalogModule, ModuleListItem } from '../domain/types.js';
+import type { Database, ModuleRow } from './schema.js';
+
+export interface CatalogEntry {
+  serial: string;
+  key: string;
+  pac: string;
+  protocol?: Protocol;
+}
+
+const toModule = (row: ModuleRow): CatalogModule => ({
+  serial: row.serial,
+  key: row.key,
+  pac: row.pac,
+  protocol: row.protocol as Protocol,
+  accountId: row.account_id,
+  registeredAt: row.registered_at === null ? null : new Date(row.registered_at),
+});
+
+const BATCH = 200;
+
+/** The operator's catalog and each module's registration to an account. */
+export class ModulesRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Inserts or updates every entry and gives each module its own device (index 0), atomically. */
+  async importCatalog(entries: CatalogEntry[]): Promise<{ created: number; updated: number }> {
+    return this.db.transaction().execute(async (trx) => {
+      let created = 0;
+      for (let start = 0; start < entries.length; start += BATCH) {
+        const batch = entries.slice(start, start + BATCH);
+        const existing = await trx
+          .selectFrom('modules')
+          .select('serial')
+          .where('serial', 'in', batch.map((entry) => entry.serial))
+          .execute();
+        created += batch.length - existing.length;
+        const now = Date.now();
+        // A line without a protocol keeps the one the module already has (REGISTER frames may have set it).
+        for (const withProtocol of [true, false]) {
+          const group = batch.filter((e) => (e.protocol !== undefined) === withProtocol);
+          if (group.length === 0) continue;
+          await trx
+            .insertInto('modules')
+            .values(group.map((e) => ({ serial: e.serial, key: e.key, pac: e.pac, protocol: e.protocol ?? 'UDM23', imported_at: now })))
+            .onConflict((oc) =>
+              oc.column('serial').doUpdateSet((eb) => ({
+                key: eb.ref('excluded.key'),
+                pac: eb.ref('excluded.pac'),
+                ...(withProtocol && { protocol: eb.ref('excluded.protocol') }),
+              })),
+            )
+            .execute();
+        }
+        await trx
+          .insertInto('devices')
+          .values(batch.map((e) => ({ module_serial: e.serial, idx: 0, serial: e.serial })))
+          .onConflict((oc) => oc.columns(['module_serial', 'idx']).doNothing())
+          .execute();
+      }
+      return { created, updated: entries.length - created };
+    });
+  }
+
+  /** Catalog page in serial order, after `after` (keyset). */
+  async listCatalog(limit: number, after?: string): Promise<CatalogModule[]> {
+    let query = this.db.selectFrom('modules').selectAll().orderBy('serial').limit(limit);
+    if (after !== undefined) query = query.where('serial', '>', after);
+    return (await query.execute()).map(toModule);
+  }
+
+  async bySerial(serial: string): Promise<CatalogModule | undefined> {
+    const row = await this.db.selectFrom('modules').selectAll().where('serial', '=', serial.toUpperCase()).executeTakeFirst();
+    return row && toModule(row);
+  }
+
+  async bySerials(serials: string[]): Promise<CatalogModule[]> {
+    if (serials.length === 0) return [];
+    const rows = await this.db.selectFrom('modules').selectAll().where('serial', 'in', serials).execute();
+    return rows.map(toModule);
+  }
+
+  /** Claims the module for the account if nobody holds it; false when another registration won. */
+  async register(serial: string, accountId: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('modules')
+      .set({ account_id: accountId, registered_at: Date.now() })
+      .where('serial', '=', serial)
+      .where('account_id', 'is', null)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Releases the module and detaches it from every app. */
+  async unregister(serial: string, accountId: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('app_modules').where('module_serial', '=', serial).execute();
+      await trx
+        .updateTable('modules')
+        .set({ account_id: null, registered_at: null })
+        .where('serial', '=', serial)
+        .where('account_id', '=', accountId)
+        .execute();
+    });
+  }
+
+  async listByAccount(accountId: number): Promise<ModuleListItem[]> {
+    return this.db
+      .selectFrom('modules')
+      .innerJoin('devices', (join) => join.onRef('devices.module_serial', '=', 'modules.serial').on('devices.idx', '=', 0))
+      .select(['devices.id as id', 'modules.serial as serial'])
+      .where('modules.account_id', '=', accountId)
+      .orderBy('modules.serial')
+      .execute();
+  }
+
+  async pacsByAccount(accountId: number): Promise<{ serial: string; pac: string }[]> {
+    return this.db
+      .selectFrom('modules')
+      .select(['serial', 'pac'])
+      .where('account_id', '=', accountId)
+      .orderBy('serial')
+      .execute();
+  }
+
+  async setProtocol(serial: string, protocol: Protocol): Promise<void> {
+    await this.db.updateTable('modules').set({ protocol }).where('serial', '=', serial).execute();
+  }
+}

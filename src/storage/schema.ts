@@ -1,0 +1,158 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * Table types shared by both dialects. Times are epoch milliseconds (`*_at`, `when_ms`) or seconds
+ * (`time_s`, Sigfox's unit) in BIGINT columns; booleans are 0/1 integers so one query serves both
+ * SQLite and PostgreSQL; JSON documents are text.
+ */
+export interface Database {
+  settings: SettingsTable;
+  accounts: AccountsTable;
+  modules: ModulesTable;
+  devices: DevicesTable;
+  apps: AppsTable;
+  app_modules: AppModulesTable;
+  raw_messages: RawMessagesTable;
+  rinfos: RinfosTable;
+  messages: MessagesTable;
+  deliveries: DeliveriesTable;
+}
+
+export interface SettingsTable {
+  name: string;
+  value: string;
+}
+
+export interface AccountsTable {
+  id: Generated<number>;
+  email: string;
+  password_hash: string;
+  /** Random per-account value the API key is derived from; replacing it regenerates the key. */
+  api_key_salt: string;
+  git_alias: string | null;
+  created_at: number;
+}
+
+/** The operator's catalog of manufactured modules, and which account registered each. */
+export interface ModulesTable {
+  serial: string;
+  key: string;
+  pac: string;
+  protocol: string;
+  account_id: number | null;
+  registered_at: number | null;
+  imported_at: number;
+  /** Last 4-bit transmission counter heard from the module, for counting lost uplinks. */
+  last_cpt: number | null;
+}
+
+export interface DevicesTable {
+  id: Generated<number>;
+  module_serial: string;
+  idx: number;
+  serial: string;
+  uid: string | null;
+  category: string | null;
+  active: Generated<number>;
+  watched: Generated<number>;
+  alerts: Generated<number>;
+  alerts_ack: Generated<number>;
+  losts: Generated<number>;
+  msgs: Generated<number>;
+  firstseen: number | null;
+  lastseen: number | null;
+  battery: Generated<string>;
+  level: Generated<string>;
+  network: Generated<string>;
+  tamper: Generated<string>;
+  temp: Generated<string>;
+  status: Generated<string>;
+  type: Generated<string>;
+  bidirval: string | null;
+}
+
+export interface AppsTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  description: string;
+  callback_url: string | null;
+  key: string;
+  secret: string;
+  created_at: number;
+  reftime: number | null;
+}
+
+export interface AppModulesTable {
+  app_id: number;
+  module_serial: string;
+  attached_at: number;
+}
+
+export interface RawMessagesTable {
+  id: Generated<number>;
+  module_serial: string;
+  seq_number: number | null;
+  time_s: number;
+  data: string;
+  snr: number | null;
+  avg_snr: number | null;
+  lat: number | null;
+  lng: number | null;
+  received_at: number;
+}
+
+export interface RinfosTable {
+  raw_id: number;
+  tap: string;
+  rssi: number | null;
+  snr: number | null;
+}
+
+export interface MessagesTable {
+  id: Generated<number>;
+  module_serial: string;
+  device_id: number;
+  raw_id: number | null;
+  when_ms: number;
+  type: string;
+  station: string;
+  lvl: number | null;
+  frame: string;
+  code: string;
+  entry_id: number;
+  stamp: number;
+  cpt: number;
+  retry: number;
+  custom: string;
+  contrib: string;
+  ctxt: string;
+}
+
+export interface DeliveriesTable {
+  id: Generated<number>;
+  uuid: string;
+  app_id: number;
+  message_id: number;
+  status: string;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  lease_until: number | null;
+  lease_owner: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  delivered_at: number | null;
+}
+
+export type AccountRow = Selectable<AccountsTable>;
+export type ModuleRow = Selectable<ModulesTable>;
+export type DeviceRow = Selectable<DevicesTable>;
+export type DeviceUpdate = Updateable<DevicesTable>;
+export type AppRow = Selectable<AppsTable>;
+export type RawMessageRow = Selectable<RawMessagesTable>;
+export type RinfoRow = Selectable<RinfosTable>;
+export type MessageRow = Selectable<MessagesTable>;
+export type NewMessage = Insertable<MessagesTable>;
+export type DeliveryRow = Selectable<DeliveriesTable>;
