@@ -108,6 +108,7 @@ CREATE TABLE messages (
   station TEXT NOT NULL,
   lvl DOUBLE PRECISION,
   frame TEXT NOT NULL,
+  frame_type TEXT NOT NULL,
   code TEXT NOT NULL,
   entry_id INTEGER NOT NULL,
   stamp INTEGER NOT NULL,

@@ -119,6 +119,8 @@ export interface MessagesTable {
   station: string;
   lvl: number | null;
   frame: string;
+  /** `srv_frm_event` …, with `code`, `entry_id` and `custom` it rebuilds the decode structure. */
+  frame_type: string;
   code: string;
   entry_id: number;
   stamp: number;

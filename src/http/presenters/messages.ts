@@ -13,14 +13,17 @@ export const MessageSchema = Type.Object({
   station: Type.String(),
   type: Type.String({ description: 'event:templow, keepalive:voltagetemp, …' }),
   device: Type.String({ description: 'serial of the device the message concerns' }),
-  extra: Type.Object({ message: Type.String({ description: 'the frame, hex' }) }, { additionalProperties: true }),
+  extra: Type.Object(
+    { message: Type.String({ description: 'the frame, hex' }) },
+    { additionalProperties: true, description: 'the frame, and the values decoded from it (voltage_mv, temperature_c, …)' },
+  ),
   contrib: Json,
   ctxt: Json,
   received: Type.Integer({ description: 'same as when, for older clients' }),
   payload: Type.String({ description: 'the frame, hex, for older clients' }),
 });
 
-/** A stored message as history, recents and callbacks show it. */
+/** A stored message as history, recents and callbacks show it; `custom` is the decoded values' JSON. */
 export function presentMessage(row: MessageRow, deviceSerial: string) {
   return {
     when: row.when_ms,
@@ -28,7 +31,7 @@ export function presentMessage(row: MessageRow, deviceSerial: string) {
     station: row.station,
     type: row.type,
     device: deviceSerial,
-    extra: { message: row.frame },
+    extra: { message: row.frame, ...(JSON.parse(row.custom) as Record<string, unknown>) },
     contrib: JSON.parse(row.contrib) as Record<string, unknown>,
     ctxt: JSON.parse(row.ctxt) as Record<string, unknown>,
     received: row.when_ms,
