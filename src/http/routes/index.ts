@@ -6,6 +6,7 @@ import { securityRoutes } from './security.js';
 import { accountRoutes } from './developers/account.js';
 import { appRoutes } from './developers/apps.js';
 import { moduleRoutes } from './developers/modules.js';
+import { decodeRoutes } from './developers/decode.js';
 
 /** The one place routes are registered; each folder is a URL prefix with its own auth hook. */
 export async function registerRoutes(app: Server, context: Context): Promise<void> {
@@ -17,6 +18,7 @@ export async function registerRoutes(app: Server, context: Context): Promise<voi
       await accountRoutes(scope, context);
       await appRoutes(scope, context);
       await moduleRoutes(scope, context);
+      await decodeRoutes(scope, context);
     },
     { prefix: '/iot/developers' },
   );
