@@ -1,4 +1,4 @@
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger } from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
@@ -19,7 +19,7 @@ export async function buildServer(context: Context): Promise<Server> {
   const app = Fastify({
     loggerInstance: context.log as FastifyBaseLogger,
     // Per-request log lines halve throughput; errors are always logged, requests only when debugging.
-    disableRequestLogging: !verbose,
+    logController: new LogController({ disableRequestLogging: !verbose }),
     bodyLimit: context.config.bodyLimit,
     // Old clients send parameters unencoded; the router must not choke on odd paths.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },

@@ -36,6 +36,18 @@ describe.each(dialects)('server-wide behaviour (%s)', (dialect) => {
     expect(response.body).not.toMatch(/at .*\.(js|ts):\d+/);
   });
 
+  it('drops __proto__ keys from JSON bodies instead of polluting prototypes', async () => {
+    const response = await app.server.inject({
+      method: 'POST',
+      url: '/iot/developers/apps.json',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      payload: '{"name": "proto", "__proto__": {"polluted": true}}',
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().name).toBe('proto');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('refuses oversize bodies with 413', async () => {
     const response = await app.server.inject({
       method: 'POST',
