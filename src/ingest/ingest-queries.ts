@@ -1,0 +1,111 @@
+// The queries every uplink runs, compiled once (see prepared.ts). Arguments are positional: each
+// query's builder names them.
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Database, NewMessage } from '../storage/schema.js';
+import { prepared } from './prepared.js';
+
+type Db = Kysely<Database>;
+
+const moduleWithDevice = (db: Db, serial: string) =>
+  db
+    .selectFrom('modules')
+    .innerJoin('devices', (join) => join.onRef('devices.module_serial', '=', 'modules.serial').on('devices.idx', '=', 0))
+    .selectAll('devices')
+    .select(['modules.protocol as m_protocol', 'modules.last_cpt as m_last_cpt'])
+    .where('modules.serial', '=', serial);
+
+/** The module and its own device; the locking form holds both rows until commit. */
+export const selectModule = prepared((db: Db, serial: string) => moduleWithDevice(db, serial));
+export const lockModule = prepared((db: Db, serial: string) => moduleWithDevice(db, serial).forUpdate());
+
+const RAW_COLUMNS = ['module_serial', 'seq_number', 'time_s', 'data', 'snr', 'avg_snr', 'lat', 'lng', 'received_at'] as const;
+type RawValues = [string, number | null, number, string, number | null, number | null, number | null, number | null, number];
+const rawRow = (v: RawValues) => Object.fromEntries(RAW_COLUMNS.map((column, i) => [column, v[i]])) as Record<(typeof RAW_COLUMNS)[number], never>;
+
+/** Inserts the raw message unless one with the same identity exists: by sequence number, or by time without one. */
+export const insertRawBySeq = prepared((db: Db, ...v: RawValues) =>
+  db
+    .insertInto('raw_messages')
+    .values(rawRow(v))
+    .onConflict((oc) => oc.columns(['module_serial', 'seq_number']).where('seq_number', 'is not', null).doNothing())
+    .returning('id'),
+);
+export const insertRawByTime = prepared((db: Db, ...v: RawValues) =>
+  db
+    .insertInto('raw_messages')
+    .values(rawRow(v))
+    .onConflict((oc) => oc.columns(['module_serial', 'time_s']).where('seq_number', 'is', null).doNothing())
+    .returning('id'),
+);
+
+export const findRawBySeq = prepared((db: Db, serial: string, seqNumber: number) =>
+  db.selectFrom('raw_messages').select(['id', 'time_s', 'snr']).where('module_serial', '=', serial).where('seq_number', '=', seqNumber),
+);
+export const findRawByTime = prepared((db: Db, serial: string, timeS: number) =>
+  db.selectFrom('raw_messages').select(['id', 'time_s', 'snr']).where('module_serial', '=', serial).where('seq_number', 'is', null).where('time_s', '=', timeS),
+);
+
+export const insertRinfo = prepared((db: Db, rawId: number, tap: string, rssi: number | null, snr: number | null) =>
+  db.insertInto('rinfos').values({ raw_id: rawId, tap, rssi, snr }).onConflict((oc) => oc.columns(['raw_id', 'tap']).doNothing()).returning('raw_id'),
+);
+
+export const setRawSnr = prepared((db: Db, rawId: number, snr: number) => db.updateTable('raw_messages').set({ snr }).where('id', '=', rawId));
+
+export const setLastCpt = prepared((db: Db, serial: string, cpt: number) => db.updateTable('modules').set({ last_cpt: cpt }).where('serial', '=', serial));
+
+export const childDevice = prepared((db: Db, moduleSerial: string, index: number) =>
+  db.selectFrom('devices').selectAll().where('module_serial', '=', moduleSerial).where('idx', '=', index),
+);
+
+/** The fields a device update may set, in argument order. */
+export const DEVICE_FIELDS = ['battery', 'level', 'network', 'tamper', 'temp', 'uid', 'category'] as const;
+export type DeviceField = (typeof DEVICE_FIELDS)[number];
+
+const deviceUpdates = new Map<string, ReturnType<typeof deviceUpdate>>();
+
+/**
+ * One prepared update per shape — which fields, whether a message is counted, whether the device
+ * was heard — with arguments: the fields' values, then the time heard (if any), then the device id.
+ */
+function deviceUpdate(fields: readonly DeviceField[], message: boolean, seen: boolean) {
+  return prepared((db: Db, ...v: unknown[]) => {
+    const seenAt = v[fields.length] as number;
+    return db
+      .updateTable('devices')
+      .set((eb) => ({
+        ...Object.fromEntries(fields.map((field, i) => [field, v[i] as never])),
+        ...(message && { msgs: eb('msgs', '+', 1) }),
+        ...(seen && {
+          firstseen: eb.fn.coalesce('firstseen', eb.val(seenAt)),
+          lastseen: sql<number>`CASE WHEN lastseen IS NULL OR lastseen < ${seenAt} THEN ${seenAt} ELSE lastseen END`,
+        }),
+      }))
+      .where('id', '=', v[v.length - 1] as number)
+      .returningAll();
+  });
+}
+
+export function updateDeviceQuery(fields: readonly DeviceField[], message: boolean, seen: boolean) {
+  const key = `${fields.join(',')}|${message}|${seen}`;
+  let query = deviceUpdates.get(key);
+  if (query === undefined) {
+    query = deviceUpdate(fields, message, seen);
+    deviceUpdates.set(key, query);
+  }
+  return query;
+}
+
+const MESSAGE_COLUMNS = [
+  'module_serial', 'device_id', 'raw_id', 'when_ms', 'type', 'station', 'lvl', 'frame', 'frame_type',
+  'code', 'entry_id', 'stamp', 'cpt', 'retry', 'custom', 'contrib', 'ctxt',
+] as const satisfies readonly (keyof NewMessage)[];
+
+const insertMessageQuery = prepared((db: Db, ...v: unknown[]) =>
+  db
+    .insertInto('messages')
+    .values(Object.fromEntries(MESSAGE_COLUMNS.map((column, i) => [column, v[i]])) as unknown as NewMessage)
+    .returning('id'),
+);
+
+export const insertMessage = (db: Db, message: NewMessage) => insertMessageQuery(db, ...MESSAGE_COLUMNS.map((column) => message[column]));

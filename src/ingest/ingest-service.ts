@@ -1,0 +1,68 @@
+import type { Logger } from 'pino';
+import type { Storage } from '../storage/storage.js';
+import { DomainError } from '../domain/errors.js';
+import { GroupCommit } from './group-commit.js';
+import { IngestStore } from './ingest-store.js';
+import { runPipeline } from './pipeline.js';
+import type { DateText } from './device-context.js';
+import type { IngestResult, Uplink } from './uplink.js';
+
+/**
+ * Formatting a date in a time zone (Intl) costs more than the rest of a message's JSON; a device's
+ * `firstseen` repeats on every message and many `lastseen` values share their second.
+ */
+function remembered(dateText: DateText, size = 4096): DateText {
+  const known = new Map<number, string>();
+  return (ms) => {
+    let text = known.get(ms);
+    if (text === undefined) {
+      if (known.size >= size) known.clear();
+      text = dateText(ms);
+      known.set(ms, text);
+    }
+    return text;
+  };
+}
+
+export interface IngestOptions {
+  /** How device dates are written into each message's `ctxt`. */
+  dateText: DateText;
+  /** Most uplinks committed in one transaction. */
+  maxBatch?: number;
+}
+
+/**
+ * Takes uplinks from the Sigfox network: each runs the pipeline atomically, and its promise resolves
+ * once it is committed (durable) — only then may the network be acknowledged.
+ */
+export class IngestService {
+  private readonly commits: GroupCommit;
+  private readonly dateText: DateText;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly log: Logger,
+    private readonly options: IngestOptions,
+  ) {
+    this.dateText = remembered(options.dateText);
+    this.commits = new GroupCommit(storage.db, {
+      maxBatch: options.maxBatch ?? 64,
+      // Overlapping batches are safe only where module rows can be locked. On PostgreSQL two overlap
+      // (measured: more make smaller batches and more round trips), leaving the pool room for reads;
+      // SQLite has one connection anyway.
+      concurrency: storage.capabilities.skipLocked ? 2 : 1,
+      isRejection: (error) => error instanceof DomainError,
+    });
+  }
+
+  receive(uplink: Uplink): Promise<IngestResult> {
+    const rowLocks = this.storage.capabilities.skipLocked;
+    const env = { log: this.log, dateText: this.dateText, now: Date.now };
+    return this.commits.run(uplink.device.toUpperCase(), (trx) => runPipeline(new IngestStore(trx, rowLocks), uplink, env));
+  }
+
+  /** Waits for every uplink received so far to be committed. */
+  drain(): Promise<void> {
+    return this.commits.drain();
+  }
+}

@@ -1,0 +1,158 @@
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Protocol } from '../protocol/udm/index.js';
+import type { Database, DeviceRow, MessageRow, NewMessage } from '../storage/schema.js';
+import * as q from './ingest-queries.js';
+
+/** The module an uplink belongs to, with what the pipeline needs to know about it. */
+export interface IngestModule {
+  serial: string;
+  protocol: Protocol;
+  lastCpt: number | null;
+  /**
+   * The module's own device (index 0). Its `lastseen` is the newest frame the module sent (its own or
+   * a child's), which tells a late uplink.
+   */
+  device: DeviceRow;
+}
+
+export interface NewRaw {
+  module_serial: string;
+  seq_number: number | null;
+  time_s: number;
+  data: string;
+  snr: number | null;
+  avg_snr: number | null;
+  lat: number | null;
+  lng: number | null;
+  received_at: number;
+}
+
+/** A stored message's header fields, for repetition detection. */
+export type RecentFrame = Pick<MessageRow, 'entry_id' | 'frame_type' | 'stamp' | 'frame'>;
+
+/** Device columns a frame may change; counters are incremented in SQL, never read-modify-written. */
+export interface DeviceChanges {
+  fields?: Partial<Pick<DeviceRow, 'battery' | 'level' | 'network' | 'tamper' | 'temp' | 'uid' | 'category'>>;
+  /** one more message concerns the device */
+  message?: boolean;
+  /** the device was heard at this time (epoch ms) */
+  seenAt?: number;
+}
+
+/**
+ * The ingest pipeline's queries. Every method runs on the transaction it is given, so one uplink's
+ * steps commit or roll back together. The ones every uplink runs are prepared (ingest-queries.ts);
+ * the rare ones are built as usual.
+ */
+export class IngestStore {
+  constructor(
+    readonly trx: Kysely<Database>,
+    /** `SELECT … FOR UPDATE` is available (it is wherever SKIP LOCKED is): serialize a module's uplinks across processes. */
+    private readonly rowLocks: boolean,
+  ) {}
+
+  /** The module by serial with its own device, locked for the rest of the transaction. */
+  async lockModule(serial: string): Promise<IngestModule | undefined> {
+    const [row] = await (this.rowLocks ? q.lockModule : q.selectModule)(this.trx, serial);
+    if (!row) return undefined;
+    const { m_protocol, m_last_cpt, ...device } = row;
+    return { serial, protocol: m_protocol as Protocol, lastCpt: m_last_cpt, device };
+  }
+
+  /** Inserts the raw message unless this uplink is already stored; its id, or undefined. */
+  async insertRaw(raw: NewRaw): Promise<number | undefined> {
+    const values = [raw.module_serial, raw.seq_number, raw.time_s, raw.data, raw.snr, raw.avg_snr, raw.lat, raw.lng, raw.received_at] as const;
+    const [row] = await (raw.seq_number !== null ? q.insertRawBySeq : q.insertRawByTime)(this.trx, ...values);
+    return row?.id;
+  }
+
+  /** The stored raw message holding this uplink's identity (sequence number, else time). */
+  async findRaw(serial: string, seqNumber: number | null, timeS: number): Promise<{ id: number; time_s: number; snr: number | null } | undefined> {
+    const [row] = await (seqNumber !== null ? q.findRawBySeq(this.trx, serial, seqNumber) : q.findRawByTime(this.trx, serial, timeS));
+    return row;
+  }
+
+  /** Sigfox has reused the sequence number (it wraps at 4096): the old raw message gives it up. */
+  async retireSeqNumber(rawId: number): Promise<void> {
+    await this.trx.updateTable('raw_messages').set({ seq_number: null }).where('id', '=', rawId).execute();
+  }
+
+  /** Adds a base station's reception; true when this station had not reported the uplink before. */
+  async addRinfo(rawId: number, tap: string, rssi: number | null, snr: number | null): Promise<boolean> {
+    const [inserted] = await q.insertRinfo(this.trx, rawId, tap, rssi, snr);
+    if (inserted) return true;
+    // The same station again: keep its best reception, so a replay changes nothing.
+    if (snr !== null) {
+      await this.trx
+        .updateTable('rinfos')
+        .set({ snr, rssi })
+        .where('raw_id', '=', rawId)
+        .where('tap', '=', tap)
+        .where((eb) => eb.or([eb('snr', 'is', null), eb('snr', '<', snr)]))
+        .execute();
+    }
+    return false;
+  }
+
+  async setRawSnr(rawId: number, snr: number): Promise<void> {
+    await q.setRawSnr(this.trx, rawId, snr);
+  }
+
+  async updateModule(serial: string, changes: { lastCpt?: number; protocol?: Protocol }): Promise<void> {
+    if (changes.protocol) await this.trx.updateTable('modules').set({ protocol: changes.protocol }).where('serial', '=', serial).execute();
+    if (changes.lastCpt !== undefined) await q.setLastCpt(this.trx, serial, changes.lastCpt);
+  }
+
+  /** Adds `delta` (negative: a late uplink found) to a device's lost-uplink count, never below zero. */
+  async addLosts(deviceId: number, delta: number): Promise<void> {
+    await this.trx
+      .updateTable('devices')
+      .set({ losts: sql<number>`CASE WHEN losts + ${delta} > 0 THEN losts + ${delta} ELSE 0 END` })
+      .where('id', '=', deviceId)
+      .execute();
+  }
+
+  /** The module's newest messages, newest first (keyset scan on the history index). */
+  async recentFrames(serial: string, limit: number): Promise<RecentFrame[]> {
+    return this.trx
+      .selectFrom('messages')
+      .select(['entry_id', 'frame_type', 'stamp', 'frame'])
+      .where('module_serial', '=', serial)
+      .orderBy('module_serial', 'desc')
+      .orderBy('when_ms', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Device `<serial>/<index>` of the module, created on first mention. */
+  async childDevice(moduleSerial: string, index: number): Promise<DeviceRow> {
+    const [existing] = await q.childDevice(this.trx, moduleSerial, index);
+    if (existing) return existing;
+    await this.trx
+      .insertInto('devices')
+      .values({ module_serial: moduleSerial, idx: index, serial: `${moduleSerial}/${index}` })
+      .onConflict((oc) => oc.columns(['module_serial', 'idx']).doNothing())
+      .execute();
+    const [created] = await q.childDevice(this.trx, moduleSerial, index);
+    if (!created) throw new Error(`device ${moduleSerial}/${index} could not be created`);
+    return created;
+  }
+
+  /** Applies the changes and returns the device as it is afterwards. */
+  async updateDevice(id: number, changes: DeviceChanges): Promise<DeviceRow> {
+    const fields = q.DEVICE_FIELDS.filter((field) => changes.fields?.[field] !== undefined);
+    const seen = changes.seenAt !== undefined;
+    const values = [...fields.map((field) => changes.fields?.[field]), ...(seen ? [changes.seenAt] : []), id];
+    const [row] = await q.updateDeviceQuery(fields, changes.message === true, seen)(this.trx, ...values);
+    if (!row) throw new Error(`device ${id} not found`);
+    return row;
+  }
+
+  async insertMessage(message: NewMessage): Promise<number> {
+    const [row] = await q.insertMessage(this.trx, message);
+    if (!row) throw new Error('message not inserted');
+    return row.id;
+  }
+}

@@ -1,0 +1,51 @@
+import type { Logger } from 'pino';
+import type { IngestStore } from './ingest-store.js';
+import type { DateText } from './device-context.js';
+import type { IngestResult, Uplink } from './uplink.js';
+import { resolveModule } from './steps/resolve-module.js';
+import { storeRaw } from './steps/store-raw.js';
+import { decodeFrame } from './steps/decode-frame.js';
+import { updateModule } from './steps/update-module.js';
+import { detectRepetition } from './steps/detect-repetition.js';
+import { resolveDevice } from './steps/resolve-device.js';
+import { applyDeviceState } from './steps/apply-state.js';
+import { storeMessage } from './steps/store-message.js';
+
+export interface PipelineEnv {
+  log: Logger;
+  dateText: DateText;
+  now: () => number;
+}
+
+/**
+ * One uplink, start to finish, on one transaction (`store`). Each step is a small function in
+ * `steps/`; a step that rejects the uplink does so before anything is written, so a rejected uplink
+ * leaves no trace even when it shares a transaction with others.
+ */
+export async function runPipeline(store: IngestStore, uplink: Uplink, env: PipelineEnv): Promise<IngestResult> {
+  const module = await resolveModule(store, uplink);
+  const raw = await storeRaw(store, module, uplink, env.now());
+  const result: IngestResult = {
+    uplink: raw.outcome,
+    rawId: raw.rawId,
+    module: module.serial,
+    ...(uplink.ack && { downlink: module.device.bidirval }),
+  };
+  // Another station's copy, or a replay: decoded, counted and delivered already.
+  if (raw.outcome !== 'new') return result;
+
+  const decoded = decodeFrame(module, uplink.data);
+  if (!decoded.ok) {
+    env.log.warn({ module: module.serial, data: uplink.data, seqNumber: uplink.seqNumber, reason: decoded.reason }, 'invalid UDM frame kept in raw history only');
+    return { ...result, frame: 'invalid', reason: decoded.reason };
+  }
+  const { frame } = decoded;
+  await updateModule(store, module, frame, uplink.time, decoded.switchTo);
+  if (await detectRepetition(store, module, frame, uplink.data)) return { ...result, frame: 'repetition' };
+
+  const whenMs = uplink.time * 1000;
+  const concerned = await resolveDevice(store, module, frame);
+  const { device, contrib } = await applyDeviceState(store, module, frame, concerned, whenMs);
+  const message = await storeMessage(store, module, { uplink, rawId: raw.rawId, frame, device, contrib, dateText: env.dateText });
+  return { ...result, frame: 'message', device: device.serial, type: message.type, messageId: message.id };
+}

@@ -1,0 +1,40 @@
+import type { Frame } from '../../protocol/udm/index.js';
+import type { DeviceRow } from '../../storage/schema.js';
+import type { DeviceChanges, IngestModule, IngestStore } from '../ingest-store.js';
+import type { Concerned } from './resolve-device.js';
+
+/** Device fields a frame provides: the message's `contrib`. */
+export type Contribution = NonNullable<DeviceChanges['fields']>;
+
+/**
+ * The fields a frame sets on the device it concerns: its section 10 status field, and for a REGISTER
+ * the registering device's Sigfox id (`uid`) and device class (`category`).
+ */
+export function contribution(frame: Frame, concerned: Concerned): Contribution {
+  const fields: Contribution = {};
+  if (concerned.update) Object.assign(fields, { [concerned.update.field]: concerned.update.value });
+  if (frame.code === 'register' && frame.custom.sigfox_id !== undefined && frame.custom.device_class !== undefined) {
+    fields.uid = frame.custom.sigfox_id;
+    fields.category = String(frame.custom.device_class);
+  }
+  return fields;
+}
+
+/**
+ * Step 7: device state, applied as each message arrives. The concerned device gets the fields and
+ * one more message; the device that was heard (the concerned one, unless the gateway reports on a
+ * child) gets `firstseen`/`lastseen`, and so does the gateway whenever it forwards for a child.
+ */
+export async function applyDeviceState(
+  store: IngestStore,
+  module: IngestModule,
+  frame: Frame,
+  concerned: Concerned,
+  whenMs: number,
+): Promise<{ device: DeviceRow; contrib: Contribution }> {
+  const contrib = contribution(frame, concerned);
+  const heard = concerned.device.idx === frame.header.entryId;
+  const device = await store.updateDevice(concerned.device.id, { fields: contrib, message: true, ...(heard && { seenAt: whenMs }) });
+  if (device.idx !== 0) await store.updateDevice(module.device.id, { seenAt: whenMs });
+  return { device, contrib };
+}

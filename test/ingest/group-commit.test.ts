@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Kysely } from 'kysely';
+import { dialects } from '../helpers/database.js';
+import { startApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
+import { GroupCommit } from '../../src/ingest/group-commit.js';
+import type { Database } from '../../src/storage/schema.js';
+
+class Rejected extends Error {}
+
+describe.each(dialects)('group commit (%s)', (dialect) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startApp(dialect);
+  });
+  afterAll(() => app.close());
+
+  const db = () => app.context.storage.db;
+  const commits = (concurrency = 1) => new GroupCommit(db(), { maxBatch: 8, concurrency, isRejection: (e) => e instanceof Rejected });
+  const write = (trx: Kysely<Database>, name: string) => trx.insertInto('settings').values({ name, value: 'v' }).execute();
+  const names = async (prefix: string) =>
+    (await db().selectFrom('settings').select('name').where('name', 'like', `${prefix}%`).orderBy('name').execute()).map((r) => r.name);
+
+  it('commits the jobs queued in one turn of the event loop together, in batches of at most maxBatch', async () => {
+    const group = commits();
+    const transactions: Kysely<Database>[] = [];
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        group.run(`k${i}`, async (trx) => {
+          transactions.push(trx);
+          await write(trx, `batch-${String(i).padStart(2, '0')}`);
+          return i;
+        }),
+      ),
+    );
+    expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    const sizes = [...new Set(transactions)].map((trx) => transactions.filter((t) => t === trx).length);
+    expect(sizes).toEqual([8, 8, 4]);
+    expect(await names('batch-')).toHaveLength(20);
+  });
+
+  it('commits a lone job on the next turn, and jobs arriving during a batch in the next batch', async () => {
+    const group = commits();
+    const transactions: Kysely<Database>[] = [];
+    let late: Promise<void> | undefined;
+    await group.run('first', async (trx) => {
+      transactions.push(trx);
+      // queued while this batch runs
+      late = group.run('late', async (t) => void transactions.push(t));
+    });
+    await late;
+    expect(transactions).toHaveLength(2);
+    expect(transactions[0]).not.toBe(transactions[1]);
+  });
+
+  it('runs the jobs of a batch in key order, each seeing the writes of those before it', async () => {
+    const group = commits();
+    const order: string[] = [];
+    const blocker = group.run('zz', async () => {});
+    const seen = await Promise.all(
+      ['c', 'a', 'b'].map((key) =>
+        group.run(key, async (trx) => {
+          order.push(key);
+          await write(trx, `order-${key}`);
+          return trx.selectFrom('settings').select('name').where('name', 'like', 'order-%').execute();
+        }),
+      ),
+    );
+    await blocker;
+    expect(order).toEqual(['a', 'b', 'c']);
+    expect(seen.map((rows) => rows.length)).toEqual([3, 1, 2]);
+  });
+
+  it('fails a rejected job alone, the others of its batch committing', async () => {
+    const group = commits();
+    const blocker = group.run('0', async () => {});
+    const outcomes = await Promise.allSettled(
+      ['a', 'b', 'c'].map((key) =>
+        group.run(key, async (trx) => {
+          if (key === 'b') throw new Rejected('no such module');
+          await write(trx, `reject-${key}`);
+        }),
+      ),
+    );
+    await blocker;
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await names('reject-')).toEqual(['reject-a', 'reject-c']);
+  });
+
+  it('rolls back a job that fails half-way and re-runs the others alone, each committed once', async () => {
+    const group = commits();
+    const runs: Record<string, number> = {};
+    const blocker = group.run('0', async () => {});
+    const outcomes = await Promise.allSettled(
+      ['a', 'b', 'c'].map((key) =>
+        group.run(key, async (trx) => {
+          runs[key] = (runs[key] ?? 0) + 1;
+          await write(trx, `atomic-${key}`);
+          if (key === 'b') throw new Error('disk on fire');
+          await write(trx, `atomic-${key}-2`);
+        }),
+      ),
+    );
+    await blocker;
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('disk on fire');
+    expect(await names('atomic-')).toEqual(['atomic-a', 'atomic-a-2', 'atomic-c', 'atomic-c-2']);
+    // a and b ran in the batch, which b aborted before c's turn; then each ran alone
+    expect(runs).toEqual({ a: 2, b: 2, c: 1 });
+  });
+
+  it('settles a job only once its transaction has committed, and drain waits for every job', async () => {
+    const group = commits(dialect === 'postgres' ? 3 : 1);
+    let settled = 0;
+    const jobs = Array.from({ length: 12 }, (_, i) => group.run(`d${i}`, (trx) => write(trx, `drain-${String(i).padStart(2, '0')}`)).then(() => settled++));
+    await group.drain();
+    expect(settled).toBe(12);
+    await Promise.all(jobs);
+    // visible to every connection: committed, not merely written
+    expect(await names('drain-')).toHaveLength(12);
+    await group.drain();
+  });
+});
