@@ -22,4 +22,5 @@ export const ModuleItemSchema = Type.Object({ id: Type.String(), serial: Type.St
 export const SerialsBody = Type.Object({ serials: Type.Array(Type.String()) });
 
 export const Basic = [{ basic: [] }];
-export const DeviceKey = [{ deviceKey: [] }, { basic: [] }];
+/** Device operations: the device token, or developer Basic credentials with `sn` naming the module. */
+export const DeviceKey: Record<string, string[]>[] = [{ deviceKey: [] }, { basic: [] }];

@@ -1,0 +1,290 @@
+// `GET /iot/devices/msgs/history.json?amount=20` over real HTTP, for a random module of 1,000 per
+// request, with 10,000 and then 1,000,000 stored messages, on SQLite and PostgreSQL. Beside it, in
+// the same run and on the same server, a route that answers a constant 20-message array through the
+// same response schema: the floor any history route pays for HTTP and serialization. The server runs
+// in this process; the load comes from a second process (this file, forked), so on two cores each
+// side has one.
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, get } from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { pino } from 'pino';
+import { Type } from 'typebox';
+import { loadConfig } from '../src/config.js';
+import { createContext } from '../src/context.js';
+import type { Context } from '../src/context.js';
+import { buildServer } from '../src/http/server.js';
+import { MessageSchema, presentMessage } from '../src/http/presenters/messages.js';
+
+const MODULES = 1000;
+const SMALL = 10_000;
+const LARGE = 1_000_000;
+const CONNECTIONS = 8;
+const ROUNDS = 5;
+const ROUND_MS = 1500;
+const WARMUP_MS = 1000;
+const T0 = Date.UTC(2024, 0, 1);
+const POSTGRES_ADMIN = process.env.SNSR_BENCH_POSTGRES_URL ?? process.env.SNSR_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+// ---------------------------------------------------------------------------------------------
+// Load generator (the forked process): keep-alive connections, each sending its next request as
+// soon as the previous answer is read; latency per request; only 200s count.
+
+interface Job {
+  port: number;
+  paths: string[];
+  tokens: string[];
+  durationMs: number;
+}
+interface Result {
+  requests: number;
+  errors: number;
+  seconds: number;
+  latenciesMs: number[];
+}
+
+function load(job: Job): Promise<Result> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const latenciesMs: number[] = [];
+  let errors = 0;
+  const start = performance.now();
+  const deadline = start + job.durationMs;
+  const one = (): Promise<void> =>
+    new Promise((resolve) => {
+      const path = job.paths[Math.floor(Math.random() * job.paths.length)]!;
+      const token = job.tokens[Math.floor(Math.random() * job.tokens.length)]!;
+      const sent = performance.now();
+      const request = get({ host: '127.0.0.1', port: job.port, path, agent, headers: { 'x-snsr-device-key': token } }, (response) => {
+        response.resume();
+        response.on('end', () => {
+          if (response.statusCode === 200) latenciesMs.push(performance.now() - sent);
+          else errors++;
+          resolve();
+        });
+      });
+      request.on('error', () => {
+        errors++;
+        resolve();
+      });
+    });
+  const connection = async () => {
+    while (performance.now() < deadline) await one();
+  };
+  return Promise.all(Array.from({ length: CONNECTIONS }, connection)).then(() => {
+    agent.destroy();
+    return { requests: latenciesMs.length, errors, seconds: (performance.now() - start) / 1000, latenciesMs };
+  });
+}
+
+if (process.argv.includes('--history-load-generator')) {
+  process.on('message', (job: Job) => {
+    void load(job).then((result) => process.send!(result));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server side.
+
+const serial = (i: number): string => (0x1000 + i).toString(16).toUpperCase();
+const key = (i: number): string => (0x10000000 + i * 7919).toString(16).toUpperCase();
+const pac = (i: number): string => `${key(i)}${key(i + 1)}`;
+
+/** ~300 bytes, like the device context ingestion stores with each message. */
+const CTXT = JSON.stringify({
+  index: 0, serial: 'XXXX', active: true, watched: false, alerts: 0, alerts_ack: 0, losts: 3, msgs: 1000,
+  battery: 'ON', level: 'ON', network: 'ON', tamper: 'OFF', temp: 'OK', status: 'UNDEFINED', type: 'OTHER',
+});
+
+/**
+ * Messages `from` to `to` (exclusive) of every module, in one INSERT … SELECT per slice: the module's
+ * own device takes even ones (keep-alives), its child odd ones (temperature events). Uplinks of all
+ * modules interleave in time as they would arrive, 10 minutes apart per module.
+ */
+async function fill(context: Context, from: number, to: number): Promise<void> {
+  const db = context.storage.db;
+  const postgres = context.storage.capabilities.dialect === 'postgres';
+  const SLICE = 50;
+  for (let start = from; start < to; start += SLICE) {
+    const end = Math.min(to, start + SLICE);
+    const source = postgres
+      ? sql`generate_series(${sql.lit(start)}::bigint, ${sql.lit(end - 1)}::bigint) AS seq(k)`
+      : sql`seq`;
+    const prefix = postgres ? sql`` : sql`WITH RECURSIVE seq(k) AS (SELECT ${sql.lit(start)} UNION ALL SELECT k + 1 FROM seq WHERE k + 1 < ${sql.lit(end)}) `;
+    await sql`${prefix}INSERT INTO messages
+        (module_serial, device_id, raw_id, when_ms, type, station, lvl, frame, frame_type, code, entry_id, stamp, cpt, retry, custom, contrib, ctxt)
+      SELECT d.module_serial, d.id, NULL, ${sql.lit(T0)} + seq.k * 600000 + (d.id % 600) * 1000,
+        CASE WHEN d.idx = 0 THEN 'keepalive:voltagetemp' ELSE 'event:templow' END,
+        '1B2C', -120.5,
+        CASE WHEN d.idx = 0 THEN '020300189167' ELSE '25100632' END,
+        CASE WHEN d.idx = 0 THEN 'srv_frm_keepalive' ELSE 'srv_frm_event' END,
+        CASE WHEN d.idx = 0 THEN 'keepalive_voltage_temp' ELSE 'event_temp_low' END,
+        d.idx, 2, 5, 0,
+        CASE WHEN d.idx = 0 THEN '{"interval_h":24,"voltage_mv":3300,"temperature_c":21.5}' ELSE '{"temperature_c":-5}' END,
+        CASE WHEN d.idx = 0 THEN '{"network":"ON"}' ELSE '{"temp":"LOW"}' END,
+        ${CTXT}
+      FROM ${source} JOIN devices d ON d.idx = seq.k % 2`.execute(db);
+  }
+  await sql`ANALYZE`.execute(db);
+}
+
+async function count(context: Context): Promise<number> {
+  const row = await context.storage.db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+
+interface Figure {
+  rate: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+function measureWith(child: ChildProcess) {
+  const ask = (job: Job): Promise<Result> =>
+    new Promise((resolve) => {
+      child.once('message', (result: Result) => resolve(result));
+      child.send(job);
+    });
+  /**
+   * Interleaved rounds, so both routes see the same machine load; each figure is the median of the
+   * rounds' figures, so one round disturbed by another process does not decide it.
+   */
+  return async (port: number, tokens: string[], routes: Record<string, string[]>): Promise<Record<string, Figure>> => {
+    const rounds: Record<string, Figure[]> = {};
+    for (const paths of Object.values(routes)) await ask({ port, paths, tokens, durationMs: WARMUP_MS });
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, paths] of Object.entries(routes)) {
+        const result = await ask({ port, paths, tokens, durationMs: ROUND_MS });
+        const latencies = result.latenciesMs.sort((a, b) => a - b);
+        (rounds[name] ??= []).push({
+          rate: result.requests / result.seconds,
+          p50: percentile(latencies, 0.5),
+          p99: percentile(latencies, 0.99),
+          errors: result.errors,
+        });
+      }
+    }
+    const figures: Record<string, Figure> = {};
+    for (const [name, list] of Object.entries(rounds)) {
+      figures[name] = {
+        rate: median(list.map((f) => f.rate)),
+        p50: median(list.map((f) => f.p50)),
+        p99: median(list.map((f) => f.p99)),
+        errors: list.reduce((sum, f) => sum + f.errors, 0),
+      };
+    }
+    return figures;
+  };
+}
+
+async function database(dialect: 'sqlite' | 'postgres'): Promise<{ url: string; drop: () => Promise<void> } | undefined> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'snsr-bench-'));
+    return { url: `sqlite:${join(dir, 'bench.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `snsr_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+  } catch (error) {
+    console.log(`postgres: skipped, no server at ${POSTGRES_ADMIN} (${(error as Error).message})`);
+    return undefined;
+  } finally {
+    await admin.end().catch(() => {});
+  }
+  const url = new URL(POSTGRES_ADMIN);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: POSTGRES_ADMIN });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const row = (cells: string[]): string => cells.map((c, i) => (i < 3 ? c.padEnd([9, 11, 26][i]!) : c.padStart(10))).join('');
+
+async function benchDialect(dialect: 'sqlite' | 'postgres', measure: ReturnType<typeof measureWith>): Promise<string[]> {
+  const target = await database(dialect);
+  if (!target) return [];
+  const config = loadConfig({ SNSR_DATABASE_URL: target.url, SNSR_SECRET: 'bench-secret', LOG_LEVEL: 'silent' });
+  const context = await createContext(config, { log: pino({ level: 'silent' }) });
+  const summary: string[] = [];
+  try {
+    await context.repositories.modules.importCatalog(Array.from({ length: MODULES }, (_, i) => ({ serial: serial(i), key: key(i), pac: pac(i) })));
+    await context.storage.db
+      .insertInto('devices')
+      .values(Array.from({ length: MODULES }, (_, i) => ({ module_serial: serial(i), idx: 1, serial: `${serial(i)}/1` })))
+      .execute();
+    const tokens = await Promise.all(Array.from({ length: MODULES }, (_, i) => context.devices.issueToken(serial(i), key(i))));
+
+    let filled = Date.now();
+    await fill(context, 0, SMALL / MODULES);
+    const smallFill = (Date.now() - filled) / 1000;
+
+    const server = await buildServer(context);
+    // The yardstick: 20 real messages, answered as a constant through the same response schema.
+    const scope = await context.devices.byToken(tokens[0]!);
+    const constant = (await context.devices.messages(scope, {}, { amount: 20 })).map((m) => presentMessage(m, m.device_serial));
+    server.get('/bench/constant.json', { schema: { response: { 200: Type.Array(MessageSchema) } } }, async () => constant);
+    await server.listen({ host: '127.0.0.1', port: 0 });
+    const port = (server.server.address() as { port: number }).port;
+    const routes = { 'constant 20 messages': ['/bench/constant.json'], 'history.json?amount=20': ['/iot/devices/msgs/history.json?amount=20'] };
+
+    const figures: Record<number, Record<string, Figure>> = {};
+    for (const size of [SMALL, LARGE]) {
+      if (size === LARGE) {
+        filled = Date.now();
+        await fill(context, SMALL / MODULES, LARGE / MODULES);
+        console.log(`${dialect}: filled ${fmt(await count(context))} messages in ${fmt(smallFill + (Date.now() - filled) / 1000, 1)} s`);
+      }
+      figures[size] = await measure(port, tokens, routes);
+      for (const [name, f] of Object.entries(figures[size]!)) {
+        console.log(row([dialect, fmt(size), name, fmt(f.rate), fmt(f.p50, 2), fmt(f.p99, 2), fmt(f.errors)]));
+      }
+    }
+    await server.close();
+    const history = (size: number) => figures[size]!['history.json?amount=20']!;
+    const ratio = history(LARGE).rate / figures[LARGE]!['constant 20 messages']!.rate;
+    const growth = history(LARGE).p99 / history(SMALL).p99;
+    summary.push(
+      `${dialect}: history at 1,000,000 = ${fmt(ratio * 100)}% of the constant route's req/s${dialect === 'sqlite' ? ` (target ≥ 30%: ${ratio >= 0.3 ? 'met' : 'MISSED'})` : ''}`,
+      `${dialect}: history p99 at 1,000,000 / at 10,000 = ${fmt(growth, 2)}× (target ≤ 1.5×: ${growth <= 1.5 ? 'met' : 'MISSED'})`,
+    );
+  } finally {
+    await context.close();
+    await target.drop();
+  }
+  return summary;
+}
+
+export async function run(): Promise<void> {
+  const child = fork(fileURLToPath(import.meta.url), ['--history-load-generator'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  try {
+    console.log(`node ${process.version}, ${cpus().length} cores; server in this process, load from a second one over ${CONNECTIONS} keep-alive connections`);
+    console.log(`${MODULES} modules (each with one child), random module per request; each figure the median of ${ROUNDS} interleaved rounds × ${ROUND_MS / 1000} s`);
+    console.log(`machine load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(row(['dialect', 'stored', 'route', 'req/s', 'p50 ms', 'p99 ms', 'errors']));
+    const measure = measureWith(child);
+    const summary = [...(await benchDialect('sqlite', measure)), ...(await benchDialect('postgres', measure))];
+    console.log(summary.join('\n'));
+    console.log(`machine load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes share the cores: compare figures within one run)`);
+  } finally {
+    child.kill();
+  }
+}

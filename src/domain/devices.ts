@@ -1,0 +1,194 @@
+import { LRUCache } from 'lru-cache';
+import type { ModulesRepository } from '../storage/modules-repository.js';
+import type { DevicesRepository, DeviceFlags } from '../storage/devices-repository.js';
+import type { HistoryRow, MessagesRepository } from '../storage/messages-repository.js';
+import type { RawMessage, RawMessagesRepository } from '../storage/raw-messages-repository.js';
+import type { CatalogModule, Device } from './types.js';
+import type { ModuleService } from './modules.js';
+import { keyMatches, normalizeSerial } from './modules.js';
+import { deviceToken, readDeviceToken, tokenMatchesKey } from './credentials.js';
+import { badRequest, notFound, unauthorized } from './errors.js';
+import { afterMs, beforeMs, beforeSeconds, parseAmount, parseInstant } from './time-range.js';
+
+/** The module a device request may see: its own device and its children. */
+export interface DeviceScope {
+  module: CatalogModule;
+  /** How the caller proved it may: the module's device token, or developer credentials of its owner. */
+  via: 'token' | 'developer';
+}
+
+/** A device named by id and/or serial; neither means the whole module. */
+export interface DeviceSelector {
+  id?: number | undefined;
+  sn?: string | undefined;
+}
+
+export type Flag = 'active' | 'watch' | 'status' | 'bidirval';
+
+const KEY = /^([0-9A-F]{8}|[0-9A-F]{16})$/i;
+const STATUS = /^[A-Z][A-Z0-9_]{0,31}$/;
+const BIDIR = /^[0-9A-F]{16}$/i;
+
+/**
+ * What the token's key fingerprint covers: the printed key and the PAC, so re-keying the module in
+ * the catalog, or a new PAC after a transfer of ownership, ends every token issued before.
+ */
+const keyMaterial = (module: CatalogModule): string => `${module.key}:${module.pac}`;
+
+/** The flag's new value from the wire; an empty value clears bidirval and resets status. */
+function flagValue(flag: Flag, value: string | undefined): DeviceFlags {
+  if (value === undefined) throw badRequest('value is required');
+  const text = value.trim();
+  if (flag === 'active' || flag === 'watch') {
+    if (!/^(true|false|1|0)$/i.test(text)) throw badRequest(`value must be true, false, 1 or 0 for ${flag}, got ${JSON.stringify(value)}`);
+    const on = /^(true|1)$/i.test(text);
+    return flag === 'active' ? { active: on } : { watched: on };
+  }
+  if (flag === 'status') {
+    if (text === '') return { status: 'UNDEFINED' };
+    if (!STATUS.test(text)) {
+      throw badRequest(`value must be a status identifier (A-Z, 0-9, _; starting with a letter; at most 32), got ${JSON.stringify(value)}`);
+    }
+    return { status: text };
+  }
+  if (text === '') return { bidirval: null };
+  if (!BIDIR.test(text)) throw badRequest(`value must be 16 hex digits (the 8-byte downlink) or empty, got ${JSON.stringify(value)}`);
+  return { bidirval: text.toUpperCase() };
+}
+
+/** Device operations 16–26: the device token, and what a module may read and set of its own. */
+export class DeviceService {
+  /**
+   * Tokens whose signature was verified, with the key material their fingerprint matched. Devices
+   * send the same token on every call; this spares two HMACs per request without weakening the
+   * check, since a module's current key material is compared on every request all the same.
+   */
+  private readonly verified = new LRUCache<string, { serial: string; keyMaterial: string }>({ max: 10_000 });
+
+  constructor(
+    private readonly secret: string,
+    private readonly repositories: {
+      modules: ModulesRepository;
+      devices: DevicesRepository;
+      messages: MessagesRepository;
+      rawMessages: RawMessagesRepository;
+    },
+    private readonly moduleService: ModuleService,
+  ) {}
+
+  /** crc.json: the module's token for its serial and key (8-hex key or 16-hex PAC, any case). */
+  async issueToken(sn: string | undefined, key: string | undefined): Promise<string> {
+    const serial = normalizeSerial(sn ?? '');
+    if (serial === '') throw unauthorized('sn is required: the module serial');
+    if (key === undefined || key.trim() === '') throw unauthorized('key is required: the 8-hex key or the 16-hex PAC');
+    if (!KEY.test(key.trim())) throw unauthorized(`key must be 8 or 16 hex digits, got ${JSON.stringify(key)}`);
+    const module = await this.repositories.modules.bySerial(serial);
+    if (!module) throw notFound(`serial ${serial} not found`);
+    if (!keyMatches(module, key)) throw unauthorized(`key does not match module ${serial}`);
+    return deviceToken(this.secret, module.serial, keyMaterial(module));
+  }
+
+  /** The scope a device token grants; 401 when it is forged, from another secret, or the module was re-keyed. */
+  async byToken(token: string): Promise<DeviceScope> {
+    const serial = this.verified.get(token)?.serial ?? readDeviceToken(this.secret, token)?.serial;
+    if (serial === undefined) throw unauthorized('invalid device token: get one from GET /iot/devices/crc.json');
+    const module = await this.repositories.modules.bySerial(serial);
+    if (!module || !this.fingerprintMatches(token, serial, keyMaterial(module))) {
+      throw unauthorized(`device token of ${serial} is no longer valid (the module was re-keyed): get a new one`);
+    }
+    return { module, via: 'token' };
+  }
+
+  /** The token's key fingerprint against the module's current key material, remembered per token. */
+  private fingerprintMatches(token: string, serial: string, material: string): boolean {
+    if (this.verified.get(token)?.keyMaterial === material) return true;
+    const claims = readDeviceToken(this.secret, token);
+    if (!claims || !tokenMatchesKey(this.secret, claims, material)) {
+      this.verified.delete(token);
+      return false;
+    }
+    this.verified.set(token, { serial, keyMaterial: material });
+    return true;
+  }
+
+  /** The scope developer credentials grant: the module `sn` names (a child's serial names its module). */
+  async byDeveloper(accountId: number, sn: string | undefined): Promise<DeviceScope> {
+    const serial = normalizeSerial(sn ?? '').split('/')[0]!;
+    if (serial === '') throw badRequest('sn is required with developer credentials: it names the module');
+    const { module } = await this.moduleService.owned(accountId, serial);
+    return { module, via: 'developer' };
+  }
+
+  /**
+   * The device a selector names within the scope, or undefined for the whole module. `id` wins; a
+   * `sn` beside it must name that device or its module. Anything outside the scope is a 404.
+   */
+  async select(scope: DeviceScope, selector: DeviceSelector): Promise<Device | undefined> {
+    const moduleSerial = scope.module.serial;
+    const sn = selector.sn === undefined ? undefined : normalizeSerial(selector.sn);
+    if (selector.id !== undefined) {
+      const device = await this.repositories.devices.byId(selector.id);
+      if (!device || device.moduleSerial !== moduleSerial || (sn !== undefined && sn !== device.serial && sn !== moduleSerial)) {
+        throw notFound(`device ${selector.id}${sn !== undefined ? ` (${sn})` : ''} not found`);
+      }
+      return device;
+    }
+    if (sn === undefined || sn === '' || sn === moduleSerial) return undefined;
+    const device = await this.repositories.devices.bySerial(sn);
+    if (!device || device.moduleSerial !== moduleSerial) throw notFound(`device ${sn} not found`);
+    return device;
+  }
+
+  /**
+   * History (`until`) and recents (`after`): newest first, bounds exclusive, at most `amount`. A
+   * device selector narrows the module's messages to one device's.
+   */
+  async messages(
+    scope: DeviceScope,
+    selector: DeviceSelector,
+    page: { amount?: unknown; until?: unknown; after?: unknown },
+  ): Promise<HistoryRow[]> {
+    const limit = parseAmount('amount', page.amount);
+    const before = beforeMs(parseInstant('until', page.until));
+    const after = afterMs(parseInstant('after', page.after));
+    const device = await this.select(scope, selector);
+    return this.repositories.messages.historyWithDevice(
+      { moduleSerial: scope.module.serial, ...(device && { deviceId: device.id }) },
+      { limit, ...(before !== undefined && { before }), ...(after !== undefined && { after }) },
+    );
+  }
+
+  /** Raw Sigfox uplinks of the module, newest first, strictly before `before` (compared in seconds). */
+  async rawMessages(scope: DeviceScope, selector: DeviceSelector, page: { limit?: unknown; before?: unknown }): Promise<RawMessage[]> {
+    const limit = parseAmount('limit', page.limit);
+    const beforeS = beforeSeconds(parseInstant('before', page.before));
+    await this.select(scope, selector);
+    return this.repositories.rawMessages.history(scope.module.serial, { limit, ...(beforeS !== undefined && { beforeS }) });
+  }
+
+  /** The devices behind the module, in index order. A `sn` must name the module or one of its devices. */
+  async children(scope: DeviceScope, selector: DeviceSelector = {}): Promise<Device[]> {
+    await this.select(scope, selector);
+    return (await this.repositories.devices.ofModule(scope.module.serial)).filter((device) => device.index > 0);
+  }
+
+  /** Removes every message and raw message of the module and its children; device state stays. */
+  async clear(scope: DeviceScope, selector: DeviceSelector = {}): Promise<void> {
+    await this.select(scope, selector);
+    await this.repositories.messages.clearModule(scope.module.serial);
+  }
+
+  /** status, active, watch, bidirval on one device of the scope, named by `id` (and optionally `sn`). */
+  async setFlag(scope: DeviceScope, flag: Flag, target: DeviceSelector, value: string | undefined): Promise<void> {
+    if (target.id === undefined) throw badRequest('id is required: the device id');
+    const flags = flagValue(flag, value);
+    const device = await this.select(scope, target);
+    await this.repositories.devices.setFlags(device!.id, flags);
+  }
+
+  /** The module's own line of pacs.csv. */
+  async pac(scope: DeviceScope, selector: DeviceSelector = {}): Promise<{ serial: string; pac: string }> {
+    await this.select(scope, selector);
+    return { serial: scope.module.serial, pac: scope.module.pac };
+  }
+}

@@ -1,0 +1,56 @@
+import type { FastifyRequest } from 'fastify';
+import type { Context } from '../../context.js';
+import type { DeviceScope } from '../../domain/devices.js';
+import { unauthorized } from '../../domain/errors.js';
+import { input, optionalString } from '../params.js';
+import { authenticateDeveloper } from './developer-auth.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The module a device request may see, and how the caller proved it (device routes only). */
+    deviceScope: DeviceScope;
+  }
+}
+
+/** What JavaScript clients send when they have no token yet: treated as no header at all. */
+const PLACEHOLDERS = new Set(['', 'undefined', 'null']);
+
+/**
+ * The token from X-Snsr-Device-Key (Node lower-cases header names, so every casing clients use
+ * arrives here), trimmed of the whitespace and quotes a sloppy client may keep around it.
+ */
+function deviceKey(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-snsr-device-key'];
+  const value = (Array.isArray(header) ? header[0] : header)?.trim().replace(/^"(.*)"$/, '$1');
+  return value === undefined || PLACEHOLDERS.has(value) ? undefined : value;
+}
+
+/**
+ * The device token when one is sent, else developer Basic credentials with `sn` naming a module
+ * the developer owns (the original dashboards called device operations that way).
+ */
+export async function authenticateDevice(context: Context, request: FastifyRequest): Promise<DeviceScope> {
+  const token = deviceKey(request);
+  if (token !== undefined) return context.devices.byToken(token);
+  if (request.headers.authorization !== undefined) {
+    const account = await authenticateDeveloper(context, request);
+    return context.devices.byDeveloper(account.id, optionalString(input(request), 'sn'));
+  }
+  const sent = request.headers['x-snsr-device-key'];
+  throw unauthorized(
+    sent === undefined
+      ? 'missing X-Snsr-Device-Key header: get a token from GET /iot/devices/crc.json'
+      : `X-Snsr-Device-Key holds no token (${JSON.stringify(sent)}): get one from GET /iot/devices/crc.json`,
+  );
+}
+
+/**
+ * preValidation hook for the device routes: after the body is parsed (developer credentials may
+ * name the module in a form body) but before parameters are validated, so a caller without
+ * credentials learns that first.
+ */
+export function deviceAuth(context: Context) {
+  return async (request: FastifyRequest): Promise<void> => {
+    request.deviceScope = await authenticateDevice(context, request);
+  };
+}
