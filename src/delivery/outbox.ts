@@ -1,12 +1,23 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.js';
+
+// Tells delivery workers in this process that rows were queued, so they claim them now instead of at
+// their next poll. Workers in other processes (or a transaction that rolls back) just poll as usual.
+const signal = new EventEmitter().setMaxListeners(0);
+
+/** Calls `listener` after deliveries were queued in this process; returns the unsubscribe function. */
+export function onEnqueued(listener: () => void): () => void {
+  signal.on('enqueued', listener);
+  return () => signal.off('enqueued', listener);
+}
 
 /**
  * The outbox: one pending delivery per (message, attached app with a callback URL), written in the
  * ingest transaction that stores the message, so a message is never stored without its deliveries
  * nor delivered without being stored. The unique (app_id, message_id) index makes a second call for
- * the same message a no-op.
+ * the same message a no-op. Returns how many deliveries were queued.
  */
 export async function enqueueDeliveries(db: Kysely<Database>, message: { id: number; module_serial: string }, now = Date.now()): Promise<number> {
   const apps = await db
@@ -17,7 +28,7 @@ export async function enqueueDeliveries(db: Kysely<Database>, message: { id: num
     .where('apps.callback_url', 'is not', null)
     .execute();
   if (apps.length === 0) return 0;
-  await db
+  const result = await db
     .insertInto('deliveries')
     .values(
       apps.map((app) => ({
@@ -31,6 +42,8 @@ export async function enqueueDeliveries(db: Kysely<Database>, message: { id: num
       })),
     )
     .onConflict((oc) => oc.columns(['app_id', 'message_id']).doNothing())
-    .execute();
-  return apps.length;
+    .executeTakeFirst();
+  const queued = Number(result.numInsertedOrUpdatedRows ?? 0n);
+  if (queued > 0) signal.emit('enqueued');
+  return queued;
 }

@@ -1,0 +1,68 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { DELIVERY_STATUSES } from '../../domain/deliveries.js';
+import type { Delivery } from '../../domain/deliveries.js';
+import { presentDelivery } from '../../http/presenters/deliveries.js';
+import { withContext } from '../run-with-context.js';
+
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) throw new InvalidArgumentError('must be a positive integer');
+  return number;
+}
+
+const iso = (date: Date | null) => (date === null ? '-' : date.toISOString().replace(/\.\d{3}Z$/, 'Z'));
+
+/** Aligned columns for people; `--json` gives the HTTP API's objects for scripts. */
+function table(deliveries: Delivery[]): string {
+  const rows = [
+    ['ID', 'STATUS', 'ATTEMPTS', 'CODE', 'MESSAGE', 'CREATED', 'NEXT ATTEMPT', 'LAST ERROR'],
+    ...deliveries.map((d) => [
+      String(d.id),
+      d.status,
+      String(d.attempts),
+      d.lastStatusCode === null ? '-' : String(d.lastStatusCode),
+      String(d.messageId),
+      iso(d.created),
+      iso(d.nextAttempt),
+      d.lastError ?? '-',
+    ]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ')).join('\n');
+}
+
+export function deliveriesCommand(): Command {
+  const deliveries = new Command('deliveries').description("apps' callback deliveries: the log, and re-queueing failed ones");
+  deliveries
+    .command('list')
+    .description("an app's deliveries, newest first")
+    .requiredOption('--app <id>', 'app id', positiveInteger)
+    .addOption(new Option('--status <status>', 'only deliveries in this status').choices(DELIVERY_STATUSES))
+    .option('--limit <n>', 'at most this many (up to 1000)', positiveInteger, 20)
+    .option('--before <id>', 'only deliveries older than this delivery id (the next page)', positiveInteger)
+    .option('--json', 'print a JSON array, as GET /iot/developers/apps/{idApp}/deliveries.json answers')
+    .addHelpText('after', '\nExample:\n  snsr deliveries list --app 3 --status failed')
+    .action(async (options: { app: number; status?: string; limit: number; before?: number; json?: boolean }) => {
+      await withContext(async (context) => {
+        const list = await context.deliveries.listForApp(options.app, {
+          limit: options.limit,
+          ...(options.before !== undefined && { before: options.before }),
+          ...(options.status !== undefined && { status: options.status }),
+        });
+        if (options.json) console.log(JSON.stringify(list.map(presentDelivery), null, 2));
+        else if (list.length === 0) console.log('no deliveries');
+        else console.log(table(list));
+      });
+    });
+  deliveries
+    .command('retry')
+    .description('queue a failed delivery again, from its first attempt')
+    .argument('<id>', 'delivery id (the ID column of `deliveries list`)', positiveInteger)
+    .action(async (id: number) => {
+      await withContext(async (context) => {
+        const delivery = await context.deliveries.retryAny(id);
+        console.log(`delivery ${delivery.id} (app ${delivery.appId}) queued again; a running worker sends it now`);
+      });
+    });
+  return deliveries;
+}

@@ -1,0 +1,30 @@
+import { Command } from 'commander';
+import { ConfigError, loadConfig } from '../../config.js';
+import { createContext } from '../../context.js';
+
+export function workerCommand(): Command {
+  return new Command('worker')
+    .description('deliver callbacks without serving HTTP (PostgreSQL; several may run side by side)')
+    .addHelpText('after', '\nRun `snsr serve --no-worker` beside it. SIGTERM or SIGINT stops claiming, lets sends in flight\nfinish (10 s at most), and queues the rest again.')
+    .action(async () => {
+      const config = loadConfig();
+      const context = await createContext(config, { migrate: true });
+      if (!context.storage.capabilities.skipLocked) {
+        // A SQLite file belongs to one process: a second writer makes the server's transactions
+        // fail with "database is locked". There, `snsr serve` sends the callbacks itself.
+        await context.close();
+        throw new ConfigError('snsr worker needs PostgreSQL (SNSR_DATABASE_URL=postgres://…); with SQLite, snsr serve delivers callbacks itself');
+      }
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        context.log.info({ signal }, 'shutting down');
+        await context.close();
+      };
+      process.once('SIGTERM', () => void stop('SIGTERM'));
+      process.once('SIGINT', () => void stop('SIGINT'));
+      context.startWorker();
+      context.log.info(`snsr worker running (database: ${context.storage.capabilities.dialect})`);
+    });
+}

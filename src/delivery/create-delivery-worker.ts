@@ -1,0 +1,24 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Storage } from '../storage/storage.js';
+import { CallbackSender } from './callback-sender.js';
+import { DeliveryQueue } from './delivery-queue.js';
+import { DeliveryWorker } from './delivery-worker.js';
+import type { WorkerOptions } from './delivery-worker.js';
+
+export interface DeliveryWorkerOptions extends WorkerOptions {
+  /** Total time one callback request may take. */
+  timeoutMs?: number;
+  /** `snsr/<version>` */
+  userAgent: string;
+}
+
+/** A worker over the storage's outbox, sending with the configured limits; not started yet. */
+export function createDeliveryWorker(storage: Storage, config: Config, log: Logger, options: DeliveryWorkerOptions): DeliveryWorker {
+  const sender = new CallbackSender({
+    timeoutMs: options.timeoutMs ?? 5000,
+    allowPrivate: config.delivery.allowPrivateTargets,
+    userAgent: options.userAgent,
+  });
+  return new DeliveryWorker(new DeliveryQueue(storage.db, storage.capabilities), sender, config.delivery, log.child({ component: 'delivery' }), options);
+}
