@@ -2,6 +2,9 @@
 // other so they never compete for the machine's two cores.
 const suites: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   decode: () => import('./decode.js'),
+  history: () => import('./history.js'),
+  ingest: () => import('./ingest.js'),
+  delivery: () => import('./delivery.js'),
 };
 
 const wanted = process.argv.slice(2);

@@ -15,6 +15,8 @@ export interface Config {
   networkToken: string | undefined;
   timezone: string;
   logLevel: string;
+  /** `json`, or `pretty` (colourful, one line per entry): by default pretty when stdout is a terminal. */
+  logFormat: 'json' | 'pretty';
   bodyLimit: number;
   delivery: {
     backoffMs: number;
@@ -65,6 +67,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
+  const logFormat = env.LOG_FORMAT || (process.stdout.isTTY ? 'pretty' : 'json');
+  if (logFormat !== 'json' && logFormat !== 'pretty') {
+    throw new ConfigError(`LOG_FORMAT must be json or pretty, got "${logFormat}"`);
+  }
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
@@ -73,6 +79,7 @@ export function loadConfig(env: Env = process.env): Config {
     networkToken: env.SNSR_NETWORK_TOKEN || undefined,
     timezone: timezone(env),
     logLevel,
+    logFormat,
     bodyLimit: integer(env, 'SNSR_BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
     delivery: {
       backoffMs: integer(env, 'SNSR_DELIVERY_BACKOFF_MS', 10_000, 1, 86_400_000),

@@ -15,6 +15,14 @@ import { AccountService } from './domain/accounts.js';
 import { CatalogService } from './domain/catalog.js';
 import { ModuleService } from './domain/modules.js';
 import { AppService } from './domain/apps.js';
+import { IngestService } from './ingest/ingest-service.js';
+import { legacyDate } from './http/presenters/legacy-date.js';
+import { DeliveryService } from './domain/deliveries.js';
+import { DeliveriesRepository } from './delivery/deliveries-repository.js';
+import { createDeliveryWorker } from './delivery/create-delivery-worker.js';
+import type { DeliveryWorker, WorkerOptions } from './delivery/delivery-worker.js';
+import { VERSION } from './http/server.js';
+import { DeviceService } from './domain/devices.js';
 
 /**
  * The composition root: storage → repositories → services, built once. The HTTP server, the CLI
@@ -38,6 +46,12 @@ export interface Context {
   catalog: CatalogService;
   modules: ModuleService;
   apps: AppService;
+  /** The uplink pipeline: Sigfox callbacks in, raw messages, messages, device state and outbox rows out. */
+  ingest: IngestService;
+  deliveries: DeliveryService;
+  /** Starts a callback delivery worker on this context; `close()` stops it first. */
+  startWorker(options?: WorkerOptions & { timeoutMs?: number }): DeliveryWorker;
+  devices: DeviceService;
   close(): Promise<void>;
 }
 
@@ -47,7 +61,12 @@ export interface ContextOptions {
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<Context> {
-  const log = options.log ?? pino({ level: config.logLevel });
+  const log =
+    options.log ??
+    pino({
+      level: config.logLevel,
+      ...(config.logFormat === 'pretty' && { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }),
+    });
   const storage = await openStorage(config.databaseUrl, { migrate: options.migrate ?? true });
   const secret =
     config.secret ?? (await new SettingsRepository(storage.db).getOrCreate('secret', () => randomBytes(32).toString('base64url')));
@@ -59,6 +78,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     messages: new MessagesRepository(storage.db),
     rawMessages: new RawMessagesRepository(storage.db),
   };
+  const workers: DeliveryWorker[] = [];
   const modules = new ModuleService(repositories.modules, repositories.devices);
   return {
     config,
@@ -70,6 +90,17 @@ export async function createContext(config: Config, options: ContextOptions = {}
     catalog: new CatalogService(repositories.modules),
     modules,
     apps: new AppService(repositories.apps, modules, config.delivery.allowPrivateTargets),
-    close: () => storage.close(),
+    ingest: new IngestService(storage, log, { dateText: (ms) => legacyDate(new Date(ms), config.timezone) }),
+    devices: new DeviceService(secret, repositories, modules),
+    deliveries: new DeliveryService(new DeliveriesRepository(storage.db), repositories.apps),
+    startWorker: (workerOptions = {}) => {
+      const worker = createDeliveryWorker(storage, config, log, { ...workerOptions, userAgent: `snsr/${VERSION}` });
+      workers.push(worker);
+      return worker.start();
+    },
+    close: async () => {
+      await Promise.all(workers.map((worker) => worker.stop()));
+      await storage.close();
+    },
   };
 }

@@ -9,6 +9,9 @@ import { migrateCommand } from './commands/migrate.js';
 import { accountsCommand } from './commands/accounts.js';
 import { catalogCommand } from './commands/catalog.js';
 import { decodeCommand } from './commands/decode.js';
+import { simulateCommand } from './commands/simulate.js';
+import { workerCommand } from './commands/worker.js';
+import { deliveriesCommand } from './commands/deliveries.js';
 
 const program = new Command('snsr')
   .description('snsr: a self-hosted device cloud for Sigfox sensor modules')
@@ -19,7 +22,10 @@ const program = new Command('snsr')
   .addCommand(migrateCommand())
   .addCommand(accountsCommand())
   .addCommand(catalogCommand())
-  .addCommand(decodeCommand());
+  .addCommand(decodeCommand())
+  .addCommand(simulateCommand())
+  .addCommand(workerCommand())
+  .addCommand(deliveriesCommand());
 
 try {
   await program.parseAsync(process.argv);

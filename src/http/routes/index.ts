@@ -6,7 +6,11 @@ import { securityRoutes } from './security.js';
 import { accountRoutes } from './developers/account.js';
 import { appRoutes } from './developers/apps.js';
 import { moduleRoutes } from './developers/modules.js';
+import { deliveryRoutes } from './developers/deliveries.js';
 import { decodeRoutes } from './developers/decode.js';
+import { deviceRoutes, legacyDeviceRoutes } from './devices/index.js';
+import { uplinkRoutes } from './network/uplink.js';
+import { dashboardRoutes } from './dashboard.js';
 
 /** The one place routes are registered; each folder is a URL prefix with its own auth hook. */
 export async function registerRoutes(app: Server, context: Context): Promise<void> {
@@ -18,8 +22,14 @@ export async function registerRoutes(app: Server, context: Context): Promise<voi
       await accountRoutes(scope, context);
       await appRoutes(scope, context);
       await moduleRoutes(scope, context);
+      await deliveryRoutes(scope, context);
       await decodeRoutes(scope, context);
     },
     { prefix: '/iot/developers' },
   );
+  await app.register(async (scope) => deviceRoutes(scope, context), { prefix: '/iot/devices' });
+  await app.register(async (scope) => legacyDeviceRoutes(scope, context), { prefix: '/mcs/devices' });
+  await app.register(async (scope) => uplinkRoutes(scope, context), { prefix: '/network/sigfox' });
+  // Last: its GET /* answers the dashboard's pages, after every API route has claimed its path.
+  await app.register(async (scope) => dashboardRoutes(scope, context));
 }

@@ -1,0 +1,128 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { snsr, startSnsr } from '../helpers/cli.js';
+
+/** Debian's Chromium; `.ci/run` installs it. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Whether the browser suites can run. CI must have Chromium (a missing one fails the run); a
+ * laptop without it skips them with a message, as the PostgreSQL suites do without PostgreSQL.
+ */
+export function chromiumAvailable(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  if (process.env.CI) throw new Error(`${CHROMIUM} is required in CI for the dashboard's browser tests (apt-get install chromium)`);
+  console.warn(`\n!! ${CHROMIUM} not found: the dashboard's browser tests are skipped (apt-get install chromium to run them)\n`);
+  return false;
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    // Without the background-networking flags Chromium keeps calling Google services, which on a
+    // closed network only adds noise and delay.
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+export const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
+
+/**
+ * Full-page screenshot into test-results/screenshots/<name>.png (git-ignored; the README's come
+ * from here). `height` keeps only the top of a long page.
+ */
+export async function screenshot(page: Page, name: string, height?: number): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.evaluate('window.scrollTo(0, 0)');
+  const width = page.viewportSize()?.width ?? 1280;
+  await page.screenshot({
+    path: join(SCREENSHOTS, `${name}.png`),
+    fullPage: true,
+    animations: 'disabled',
+    ...(height !== undefined && { clip: { x: 0, y: 0, width, height } }),
+  });
+}
+
+/** A local port nothing listens on: callbacks sent there fail at once (connection refused). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export const EMAIL = 'dev@example.com';
+export const PASSWORD = 'Secret123';
+export const NETWORK_TOKEN = 'network-token-for-the-browser-tests';
+
+export interface RunningSnsr {
+  url: string;
+  /** The account token `accounts create` printed. */
+  token: string;
+  env: Record<string, string>;
+  /** Developer API call with email and password (or `auth`, a whole Authorization header). */
+  api<T>(path: string, init?: RequestInit & { auth?: string }): Promise<{ status: number; body: T }>;
+  /** The password `api` uses from now on (after the dashboard changed it). */
+  setPassword(password: string): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * The built binary serving on a free port with a fresh SQLite database, an account made with
+ * `accounts create`, the catalog imported with `catalog import`, and callbacks that give up after
+ * one attempt so a failed delivery shows within a second.
+ */
+export async function startServer(): Promise<RunningSnsr> {
+  const dir = mkdtempSync(join(tmpdir(), 'snsr-web-'));
+  const env = {
+    SNSR_DATABASE_URL: join(dir, 'snsr.sqlite'),
+    SNSR_SECRET: 'browser-test-secret',
+    SNSR_NETWORK_TOKEN: NETWORK_TOKEN,
+    SNSR_CALLBACK_ALLOW_PRIVATE: 'true',
+    SNSR_DELIVERY_BACKOFF_MS: '50',
+    SNSR_DELIVERY_MAX_ATTEMPTS: '1',
+  };
+  const created = await snsr(['accounts', 'create', '--email', EMAIL, '--password', PASSWORD], env);
+  if (created.code !== 0) throw new Error(`accounts create failed: ${created.stderr}`);
+  const catalog = join(dir, 'catalog.csv');
+  writeFileSync(catalog, 'SERIAL;KEY;PAC;PROTOCOL\nC0FE;1A2B3C4D;0123456789ABCDEF;UDM23\nBEEF;DEADBEEF;FEDCBA9876543210;UDM22\n0ACE;0000ACE0;00000000000ACE00;UDM23\n');
+  const imported = await snsr(['catalog', 'import', catalog], env);
+  if (imported.code !== 0) throw new Error(`catalog import failed: ${imported.stderr}`);
+
+  const { child, output } = await startSnsr(['serve'], { ...env, PORT: '0', HOST: '127.0.0.1' });
+  const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())?.[1];
+  if (!port) throw new Error(`no port in the server output:\n${output()}`);
+  const url = `http://127.0.0.1:${port}`;
+  let basic = `Basic ${Buffer.from(`${EMAIL}:${PASSWORD}`).toString('base64')}`;
+  return {
+    url,
+    token: created.stdout.trim().split('\n').at(-1)!,
+    env,
+    api: async <T>(path: string, init: RequestInit & { auth?: string } = {}) => {
+      const response = await fetch(`${url}${path}`, { ...init, headers: { authorization: init.auth ?? basic, ...(init.headers as Record<string, string>) } });
+      const text = await response.text();
+      return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+    },
+    setPassword: (password: string) => {
+      basic = `Basic ${Buffer.from(`${EMAIL}:${password}`).toString('base64')}`;
+    },
+    stop: async () => {
+      await stopChild(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}

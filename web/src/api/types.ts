@@ -1,0 +1,127 @@
+// Wire shapes of snsr's public HTTP API, as the dashboard reads them.
+
+export type Protocol = 'UDM22' | 'UDM23';
+
+export interface Account {
+  email: string;
+  gitAlias?: string;
+  token: string;
+  created: string;
+}
+
+export interface App {
+  id: number;
+  key: string;
+  secret: string;
+  name: string;
+  description: string;
+  callbackurl?: string;
+  created: string;
+  reftime?: string;
+}
+
+export interface AppInput {
+  id?: number;
+  name: string;
+  description: string;
+  /** '' clears it. */
+  callbackurl: string;
+}
+
+export interface ModuleItem {
+  id: string;
+  serial: string;
+}
+
+export interface Registration {
+  registered: string[];
+  not_found: string[];
+  already_registered: string[];
+  invalid_key: string[];
+}
+
+export type OnOff = 'ON' | 'OFF' | 'UNKNOWN';
+
+export interface Device {
+  id: string;
+  serial: string;
+  index: number;
+  uid?: string;
+  category?: string;
+  active: boolean;
+  watched: boolean;
+  alerts: number;
+  alerts_ack: number;
+  losts: number;
+  msgs: number;
+  firstseen?: string;
+  lastseen?: string;
+  battery: OnOff;
+  level: OnOff;
+  network: OnOff;
+  tamper: OnOff;
+  temp: 'LOW' | 'OK' | 'HIGH' | 'UNKNOWN';
+  status: string;
+  type: string;
+  bidirval?: string;
+}
+
+export interface ModuleDevice extends Device {
+  protocol: Protocol;
+}
+
+export interface Message {
+  when: number;
+  lvl: string;
+  station: string;
+  type: string;
+  device: string;
+  extra: { message: string } & Record<string, unknown>;
+  contrib: Record<string, unknown>;
+  ctxt: Record<string, unknown>;
+  received: number;
+  payload: string;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface Delivery {
+  id: number;
+  uuid: string;
+  message_id: number;
+  when: number | null;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt: number | null;
+  created: number | null;
+  delivered: number | null;
+}
+
+export interface Decoded {
+  msg?: {
+    extra: { entry_id: number; frame_type: string; code: string };
+    custom: Record<string, unknown>;
+  };
+}
+
+export interface ExplainedField {
+  name: string;
+  offset: number;
+  bits: string;
+  bitLength: number;
+  raw: string;
+  meaning: string;
+}
+
+export interface Explained {
+  protocol: Protocol;
+  frame: string;
+  valid: boolean;
+  reason?: string;
+  fields: ExplainedField[];
+  decoded: Decoded;
+}
+
+export type Flag = 'active' | 'watch' | 'status' | 'bidirval';

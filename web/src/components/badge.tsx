@@ -1,0 +1,71 @@
+import type { ComponentChildren } from 'preact';
+import type { Device, DeliveryStatus } from '../api/types';
+
+export type Tone = 'ok' | 'warn' | 'bad' | 'info' | 'muted';
+
+// A symbol beside the words, so the state reads without colour too.
+const SYMBOL: Record<Tone, string> = { ok: '✓', warn: '!', bad: '✕', info: '•', muted: '?' };
+
+export function Badge({ tone, children, title }: { tone: Tone; children: ComponentChildren; title?: string }) {
+  return (
+    <span class={`badge badge-${tone}`} title={title}>
+      <span aria-hidden="true" class="badge-symbol">
+        {SYMBOL[tone]}
+      </span>
+      <span>{children}</span>
+    </span>
+  );
+}
+
+type StatusField = 'battery' | 'level' | 'network' | 'tamper' | 'temp';
+
+/** Each device status field as words and a tone; UNKNOWN means no event of that family yet. */
+const STATES: Record<StatusField, Record<string, [Tone, string]>> = {
+  battery: { ON: ['ok', 'Battery OK'], OFF: ['bad', 'Battery low'], UNKNOWN: ['muted', 'Battery unknown'] },
+  level: { ON: ['ok', 'Signal OK'], OFF: ['warn', 'Signal low'], UNKNOWN: ['muted', 'Signal unknown'] },
+  network: { ON: ['ok', 'Network OK'], OFF: ['bad', 'Connection lost'], UNKNOWN: ['muted', 'Network unknown'] },
+  tamper: { OFF: ['ok', 'No tamper'], ON: ['bad', 'Tamper'], UNKNOWN: ['muted', 'Tamper unknown'] },
+  temp: { OK: ['ok', 'Temp OK'], LOW: ['warn', 'Temp low'], HIGH: ['bad', 'Temp high'], UNKNOWN: ['muted', 'Temp unknown'] },
+};
+
+export function StatusBadge({ field, value }: { field: StatusField; value: string }) {
+  const [tone, text] = STATES[field][value] ?? ['muted', `${field} ${value}`];
+  return (
+    <Badge tone={tone} title={`${field}: ${value}`}>
+      {text}
+    </Badge>
+  );
+}
+
+export function DeviceBadges({ device }: { device: Device }) {
+  return (
+    <ul class="badges" aria-label={`Status of ${device.serial}`}>
+      {!device.active && (
+        <li>
+          <Badge tone="muted">Inactive</Badge>
+        </li>
+      )}
+      {(['battery', 'level', 'network', 'tamper', 'temp'] as const).map((field) => (
+        <li key={field}>
+          <StatusBadge field={field} value={device[field]} />
+        </li>
+      ))}
+      {device.watched && (
+        <li>
+          <Badge tone="info">Watched</Badge>
+        </li>
+      )}
+    </ul>
+  );
+}
+
+const DELIVERY: Record<DeliveryStatus, [Tone, string]> = {
+  pending: ['info', 'Pending'],
+  delivered: ['ok', 'Delivered'],
+  failed: ['bad', 'Failed'],
+};
+
+export function DeliveryBadge({ status }: { status: DeliveryStatus }) {
+  const [tone, text] = DELIVERY[status] ?? ['muted', status];
+  return <Badge tone={tone}>{text}</Badge>;
+}
