@@ -270,7 +270,7 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
     for (let hour = 24; hour >= 1; hour--) {
       const volts = 0x91 - Math.floor((24 - hour) / 6); // 3300 mV, slowly down
       const celsius = 0x64 + Math.round(8 * Math.sin(((24 - hour) / 24) * 2 * Math.PI)); // 20 °C ± 4
-      const uplink = { device: 'C0FE', time: now - hour * 3600, data: `${hex(hour & 15)}030018${hex(volts)}${hex(celsius)}`, seqNumber: 1000 + hour, station: '0A1B', rssi: -112, snr: 14 };
+      const uplink = { device: 'C0FE', time: now - hour * 3600, data: `${hex((24 - hour) & 15)}030018${hex(volts)}${hex(celsius)}`, seqNumber: 1000 + (24 - hour), station: '0A1B', rssi: -112, snr: 14 };
       const response = await fetch(`${server.url}/network/sigfox/uplink`, {
         method: 'POST',
         headers: { authorization: `Bearer ${NETWORK_TOKEN}`, 'content-type': 'application/json' },
@@ -324,8 +324,15 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
     expect(total).toBeGreaterThan(25);
     await expect.poll(() => rows.count()).toBe(25);
     const older = page.getByRole('button', { name: 'Older messages' });
-    while (await older.count()) await older.click();
-    await expect.poll(() => rows.count()).toBe(total);
+    // One click per page, each waited for: the button vanishes with the last page, and live
+    // polling may re-render it meanwhile, so never click on a count read earlier.
+    while ((await rows.count()) < total) {
+      const shown = await rows.count();
+      await older.click({ timeout: 10_000 });
+      await expect.poll(() => rows.count(), { timeout: 10_000 }).toBeGreaterThan(shown);
+    }
+    expect(await rows.count()).toBe(total);
+    await expect.poll(() => older.count()).toBe(0);
     const when = await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-when'))));
     expect(when).toEqual([...when].sort((a, b) => b - a));
   }, 60_000);
@@ -470,7 +477,9 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
     await heading('Modules').waitFor();
     // Regenerated elsewhere (another tab, a script): the token the dashboard holds is dead.
     expect((await server.api('/iot/developers/token.json', { method: 'POST' })).status).toBe(200);
-    await page.getByRole('link', { name: 'Apps' }).click();
+    // By URL, not by clicking: a background request may have met the dead token first and already
+    // shown the sign-in page, where there is no Apps link to click.
+    await open('/apps');
     await page.getByRole('heading', { name: 'Sign in to the developer dashboard' }).waitFor();
     await page.getByText(/You were signed out: .*invalid credentials/).waitFor();
     await signIn(page, password);
