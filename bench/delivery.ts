@@ -4,14 +4,9 @@
 // callback against the moment its uplink was sent. Both on SQLite, then PostgreSQL when reachable.
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
@@ -19,6 +14,7 @@ import type { Context } from '../src/context.js';
 import { enqueueDeliveries } from '../src/delivery/outbox.js';
 import { buildServer } from '../src/http/server.js';
 import { decode } from '../src/protocol/udm/index.js';
+import { benchDatabase } from '../test/helpers/scratch-database.js';
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const RATES = (process.env.BENCH_DELIVERY_RATES ?? '500,1000,2500,5000').split(',').map(Number);
@@ -27,7 +23,6 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const APPS = 8;
 const MODULES = 200;
 const TOKEN = 'bench-network-token';
-const POSTGRES_ADMIN = process.env.SNSR_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const silent = pino({ level: 'silent' });
 
 type Dialect = 'sqlite' | 'postgres';
@@ -140,40 +135,13 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await new Promise((resolve) => child.once('exit', resolve));
 }
 
-async function database(dialect: Dialect): Promise<{ url: string; drop: () => Promise<void> } | undefined> {
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'snsr-bench-delivery-'));
-    return { url: `sqlite:${join(dir, 'bench.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `snsr_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN, connectionTimeoutMillis: 3000 });
-  try {
-    await admin.connect();
-  } catch (error) {
-    console.log(`(PostgreSQL skipped: ${(error as Error).message})`);
-    return undefined;
-  }
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(POSTGRES_ADMIN);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: POSTGRES_ADMIN });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
 
 const envFor = (url: string) => ({ SNSR_DATABASE_URL: url, SNSR_SECRET: 'bench', SNSR_NETWORK_TOKEN: TOKEN, SNSR_CALLBACK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn' });
 
 // ---------------------------------------------------------------- (1) throughput
 
 async function throughput(dialect: Dialect): Promise<string | undefined> {
-  const db = await database(dialect);
+  const db = await benchDatabase(dialect);
   if (!db) return undefined;
   const receiver = spawnRole('delivery-receiver');
   try {
@@ -296,7 +264,7 @@ type Layout = 'in-process' | 'separate';
 
 /** Runs every rate against one server (and, for `separate`, one `snsr worker` process beside it). */
 async function delay(dialect: Dialect, layout: Layout): Promise<string[]> {
-  const db = await database(dialect);
+  const db = await benchDatabase(dialect);
   if (!db) return [];
   const tracker: Tracker = { sentAt: new Map(), delays: [], received: 0, measuring: false };
   const receiver = await startReceiver(tracker);

@@ -6,14 +6,10 @@
 // side has one.
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, get } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { pino } from 'pino';
 import { Type } from 'typebox';
 import { loadConfig } from '../src/config.js';
@@ -21,6 +17,7 @@ import { createContext } from '../src/context.js';
 import type { Context } from '../src/context.js';
 import { buildServer } from '../src/http/server.js';
 import { MessageSchema, presentMessage } from '../src/http/presenters/messages.js';
+import { benchDatabase } from '../test/helpers/scratch-database.js';
 
 const MODULES = 1000;
 const SMALL = 10_000;
@@ -30,7 +27,6 @@ const ROUNDS = 5;
 const ROUND_MS = 1500;
 const WARMUP_MS = 1000;
 const T0 = Date.UTC(2024, 0, 1);
-const POSTGRES_ADMIN = process.env.SNSR_BENCH_POSTGRES_URL ?? process.env.SNSR_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 // ---------------------------------------------------------------------------------------------
 // Load generator (the forked process): keep-alive connections, each sending its next request as
@@ -187,40 +183,12 @@ function measureWith(child: ChildProcess) {
   };
 }
 
-async function database(dialect: 'sqlite' | 'postgres'): Promise<{ url: string; drop: () => Promise<void> } | undefined> {
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'snsr-bench-'));
-    return { url: `sqlite:${join(dir, 'bench.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `snsr_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN, connectionTimeoutMillis: 3000 });
-  try {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-  } catch (error) {
-    console.log(`postgres: skipped, no server at ${POSTGRES_ADMIN} (${(error as Error).message})`);
-    return undefined;
-  } finally {
-    await admin.end().catch(() => {});
-  }
-  const url = new URL(POSTGRES_ADMIN);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: POSTGRES_ADMIN });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const row = (cells: string[]): string => cells.map((c, i) => (i < 3 ? c.padEnd([9, 11, 26][i]!) : c.padStart(10))).join('');
 
 async function benchDialect(dialect: 'sqlite' | 'postgres', measure: ReturnType<typeof measureWith>): Promise<string[]> {
-  const target = await database(dialect);
+  const target = await benchDatabase(dialect);
   if (!target) return [];
   const config = loadConfig({ SNSR_DATABASE_URL: target.url, SNSR_SECRET: 'bench-secret', LOG_LEVEL: 'silent' });
   const context = await createContext(config, { log: pino({ level: 'silent' }) });

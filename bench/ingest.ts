@@ -7,12 +7,9 @@
 // 30 MB to a process): the bench compiles the sources it needs into node_modules/.cache first.
 import { execFileSync, fork, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
@@ -20,6 +17,7 @@ import { buildServer } from '../src/http/server.js';
 import { UplinkBody, networkAuth } from '../src/http/routes/network/uplink.js';
 import { catalogCsv, generatedModules } from '../src/simulator/fleet.js';
 import type { Summary } from '../src/simulator/simulation.js';
+import { benchDatabase } from '../test/helpers/scratch-database.js';
 
 // From bench/ as TypeScript, or from <build>/bench/ once compiled.
 const ROOT = process.env.SNSR_BENCH_ROOT ?? join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -29,7 +27,6 @@ const MODULES = Number(process.env.BENCH_MODULES ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const POSTGRES_ADMIN = process.env.SNSR_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const VALIDATE_PATH = '/bench/validate-only';
 
 interface ServerReport {
@@ -128,33 +125,6 @@ function simulate(port: number, path: string, seconds: number, duplicates: boole
   });
 }
 
-async function database(dialect: 'sqlite' | 'postgres'): Promise<{ url: string; drop: () => Promise<void> } | undefined> {
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'snsr-bench-'));
-    return { url: `sqlite:${join(dir, 'bench.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `snsr_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN, connectionTimeoutMillis: 3000 });
-  try {
-    await admin.connect();
-  } catch (error) {
-    console.log(`(PostgreSQL skipped: ${(error as Error).message})`);
-    return undefined;
-  }
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(POSTGRES_ADMIN);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: POSTGRES_ADMIN });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
 
 interface Row {
   dialect: string;
@@ -173,7 +143,7 @@ async function measure(server: ChildProcess, port: number, path: string, duplica
 }
 
 async function bench(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
-  const db = await database(dialect);
+  const db = await benchDatabase(dialect);
   if (!db) return [];
   const env = { ...process.env, SNSR_DATABASE_URL: db.url, SNSR_NETWORK_TOKEN: TOKEN, SNSR_SECRET: 'bench', LOG_LEVEL: 'warn', SNSR_BENCH_ROLE: 'server', SNSR_BENCH_ROOT: ROOT };
   const server = fork(join(BUILD, 'bench/ingest.js'), [], { env, execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

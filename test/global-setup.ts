@@ -1,7 +1,6 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-
-export const ADMIN_URL = process.env.SNSR_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+import { POSTGRES_ADMIN_URL as ADMIN_URL } from './helpers/scratch-database.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
