@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { Protocol } from '../protocol/udm/index.js';
-import type { Database, DeviceRow, MessageRow, NewMessage } from '../storage/schema.js';
+import type { Database, DeviceRow, MessageRow, NewMessage, RawMessageRow } from '../storage/schema.js';
 import * as q from './ingest-queries.js';
 
 /** The module an uplink belongs to, with what the pipeline needs to know about it. */
@@ -16,17 +16,8 @@ export interface IngestModule {
   device: DeviceRow;
 }
 
-export interface NewRaw {
-  module_serial: string;
-  seq_number: number | null;
-  time_s: number;
-  data: string;
-  snr: number | null;
-  avg_snr: number | null;
-  lat: number | null;
-  lng: number | null;
-  received_at: number;
-}
+/** A raw message as the pipeline first stores it: every column but the generated id. */
+export type NewRaw = Omit<RawMessageRow, 'id'>;
 
 /** A stored message's header fields, for repetition detection. */
 export type RecentFrame = Pick<MessageRow, 'entry_id' | 'frame_type' | 'stamp' | 'frame'>;

@@ -1,11 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api } from '../api/api';
 import type { App } from '../api/types';
 import { AppModules } from '../components/app-modules';
 import { confirmAction } from '../components/confirm';
 import { CopyButton } from '../components/copy-button';
 import { DeliveryLog } from '../components/delivery-log';
-import { TextField } from '../components/field';
+import { AppForm } from '../components/app-form';
 import { Notice } from '../components/notice';
 import { Page, Section } from '../components/page';
 import { useAction, useLoad } from '../hooks';
@@ -88,45 +88,18 @@ function Credentials({ app }: { app: App }) {
 }
 
 function Settings({ app, onSaved }: { app: App; onSaved: () => void }) {
-  const [name, setName] = useState(app.name);
-  const [description, setDescription] = useState(app.description);
-  const [callbackurl, setCallbackurl] = useState(app.callbackurl ?? '');
-  useEffect(() => {
-    setName(app.name);
-    setDescription(app.description);
-    setCallbackurl(app.callbackurl ?? '');
-  }, [app]);
-  const save = useAction(async () => {
-    await api.saveApp({ id: app.id, name: name.trim(), description: description.trim(), callbackurl: callbackurl.trim() });
-    onSaved();
-    return 'App saved.';
-  });
   return (
     <Section title="Settings" id="app-settings">
-      <form
-        class="stack narrow"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void save.run();
+      <AppForm
+        initial={{ name: app.name, description: app.description, callbackurl: app.callbackurl ?? '' }}
+        submitLabel="Save changes"
+        callbackHint="Leave empty to stop callbacks. Decoded messages of the attached modules are POSTed here."
+        onSubmit={async (values) => {
+          await api.saveApp({ id: app.id, ...values });
+          onSaved();
+          return 'App saved.';
         }}
-      >
-        <TextField label="Name" value={name} onValue={setName} required maxLength={200} />
-        <TextField label="Description" value={description} onValue={setDescription} maxLength={2000} />
-        <TextField
-          label="Callback URL"
-          type="url"
-          value={callbackurl}
-          onValue={setCallbackurl}
-          placeholder="https://example.com/snsr"
-          hint="Leave empty to stop callbacks. Decoded messages of the attached modules are POSTed here."
-        />
-        <Notice error={save.error} done={save.done} />
-        <div class="row">
-          <button type="submit" class="button primary" disabled={save.busy}>
-            Save changes
-          </button>
-        </div>
-      </form>
+      />
     </Section>
   );
 }

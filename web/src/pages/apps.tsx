@@ -1,9 +1,8 @@
-import { useState } from 'preact/hooks';
 import { api } from '../api/api';
-import { TextField } from '../components/field';
+import { AppForm } from '../components/app-form';
 import { Notice } from '../components/notice';
 import { Page, Section } from '../components/page';
-import { useAction, useLoad } from '../hooks';
+import { useLoad } from '../hooks';
 import { Link, navigate } from '../router';
 
 export function AppsPage() {
@@ -48,40 +47,20 @@ export function AppsPage() {
   );
 }
 
+const EMPTY = { name: '', description: '', callbackurl: '' };
+
 function CreateApp() {
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
-  const [callbackurl, setCallbackurl] = useState('');
-  const create = useAction(async () => {
-    const app = await api.saveApp({ name: name.trim(), description: description.trim(), callbackurl: callbackurl.trim() });
-    navigate(`/apps/${app.id}`);
-  });
   return (
     <Section title="Create an app" id="apps-create">
-      <form
-        class="stack narrow"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void create.run();
+      <AppForm
+        initial={EMPTY}
+        submitLabel="Create app"
+        callbackHint="Optional. snsr POSTs every decoded message of the attached modules here, signed with the app secret."
+        onSubmit={async (values) => {
+          const app = await api.saveApp(values);
+          navigate(`/apps/${app.id}`);
         }}
-      >
-        <TextField label="Name" value={name} onValue={setName} required maxLength={200} />
-        <TextField label="Description" value={description} onValue={setDescription} maxLength={2000} />
-        <TextField
-          label="Callback URL"
-          type="url"
-          value={callbackurl}
-          onValue={setCallbackurl}
-          placeholder="https://example.com/snsr"
-          hint="Optional. snsr POSTs every decoded message of the attached modules here, signed with the app secret."
-        />
-        <Notice error={create.error} />
-        <div class="row">
-          <button type="submit" class="button primary" disabled={create.busy}>
-            Create app
-          </button>
-        </div>
-      </form>
+      />
     </Section>
   );
 }
