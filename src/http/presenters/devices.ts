@@ -27,6 +27,11 @@ export const DeviceSchema = Type.Object({
 });
 
 export function presentDevice(device: Device, timeZone: string) {
+  return presentDeviceWith(device, (date) => legacyDate(date, timeZone));
+}
+
+/** The device object with dates written by `dateText`: ingestion stores it, less identity, as `ctxt`. */
+export function presentDeviceWith(device: Device, dateText: (date: Date) => string) {
   return {
     id: String(device.id),
     serial: device.serial,
@@ -39,8 +44,8 @@ export function presentDevice(device: Device, timeZone: string) {
     alerts_ack: device.alertsAck,
     losts: device.losts,
     msgs: device.msgs,
-    ...(device.firstseen && { firstseen: legacyDate(device.firstseen, timeZone) }),
-    ...(device.lastseen && { lastseen: legacyDate(device.lastseen, timeZone) }),
+    ...(device.firstseen && { firstseen: dateText(device.firstseen) }),
+    ...(device.lastseen && { lastseen: dateText(device.lastseen) }),
     battery: device.battery,
     level: device.level,
     network: device.network,
