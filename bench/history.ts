@@ -16,7 +16,8 @@ import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import type { Context } from '../src/context.js';
 import { buildServer } from '../src/http/server.js';
-import { MessageSchema, presentMessage } from '../src/http/presenters/messages.js';
+import { MessageSchema } from '../src/http/presenters/messages.js';
+import { presentMessage } from '../src/wire/message.js';
 import { benchDatabase } from '../test/helpers/scratch-database.js';
 
 const MODULES = 1000;

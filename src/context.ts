@@ -16,12 +16,12 @@ import { CatalogService } from './domain/catalog.js';
 import { ModuleService } from './domain/modules.js';
 import { AppService } from './domain/apps.js';
 import { IngestService } from './ingest/ingest-service.js';
-import { legacyDate } from './http/presenters/legacy-date.js';
+import { legacyDate } from './wire/legacy-date.js';
 import { DeliveryService } from './domain/deliveries.js';
 import { DeliveriesRepository } from './delivery/deliveries-repository.js';
 import { createDeliveryWorker } from './delivery/create-delivery-worker.js';
 import type { DeliveryWorker, WorkerOptions } from './delivery/delivery-worker.js';
-import { VERSION } from './http/server.js';
+import { VERSION } from './version.js';
 import { DeviceService } from './domain/devices.js';
 
 /**

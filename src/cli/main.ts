@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { ConfigError } from '../config.js';
 import { DomainError } from '../domain/errors.js';
 import { MigrationError } from '../storage/migrate.js';
-import { VERSION } from '../http/server.js';
+import { VERSION } from '../version.js';
 import { serveCommand } from './commands/serve.js';
 import { migrateCommand } from './commands/migrate.js';
 import { accountsCommand } from './commands/accounts.js';

@@ -1,5 +1,5 @@
 import type { MessageRow } from '../storage/schema.js';
-import { presentMessage } from '../http/presenters/messages.js';
+import { presentMessage } from '../wire/message.js';
 
 /**
  * The callback body of the contract: the decode structure of the message (as the decode operation

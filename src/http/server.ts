@@ -10,8 +10,8 @@ import { installBodyParsers } from './body-parsers.js';
 import { installErrorRendering } from './error-rendering.js';
 import { ErrorSchema } from './schemas.js';
 import { registerRoutes } from './routes/index.js';
+import { VERSION } from '../version.js';
 
-const VERSION = '0.1.0';
 
 /** Builds the HTTP app on a context; `listen` is the caller's business (tests use `inject`). */
 export async function buildServer(context: Context): Promise<Server> {
@@ -62,5 +62,3 @@ export async function buildServer(context: Context): Promise<Server> {
   await registerRoutes(app, context);
   return app;
 }
-
-export { VERSION };

@@ -1,4 +1,4 @@
-import { presentDeviceWith } from '../http/presenters/devices.js';
+import { deviceWire } from '../wire/device.js';
 import { toDevice } from '../storage/devices-repository.js';
 import type { DeviceRow } from '../storage/schema.js';
 
@@ -11,7 +11,7 @@ export type DateText = (ms: number) => string;
  * Stored with the message, so history shows the state at reception, not today's.
  */
 export function deviceContext(device: DeviceRow, dateText: DateText) {
-  const { id: _id, serial: _serial, index: _index, uid: _uid, category: _category, bidirval: _bidirval, ...ctxt } = presentDeviceWith(
+  const { id: _id, serial: _serial, index: _index, uid: _uid, category: _category, bidirval: _bidirval, ...ctxt } = deviceWire(
     toDevice(device),
     (date) => dateText(date.getTime()),
   );

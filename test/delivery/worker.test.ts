@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueDeliveries } from '../../src/delivery/outbox.js';
-import { presentMessage } from '../../src/http/presenters/messages.js';
-import { VERSION } from '../../src/http/server.js';
+import { presentMessage } from '../../src/wire/message.js';
+import { VERSION } from '../../src/version.js';
 import { dialects } from '../helpers/database.js';
 import { deliveryFixture, eventually } from './fixture.js';
 import type { DeliveryFixture } from './fixture.js';

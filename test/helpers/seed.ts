@@ -3,7 +3,7 @@ import { decode, frameTypeString, messageType, statusUpdate } from '../../src/pr
 import type { Protocol } from '../../src/protocol/udm/index.js';
 import type { Database } from '../../src/storage/schema.js';
 import { deviceContext } from '../../src/ingest/device-context.js';
-import { legacyDate } from '../../src/http/presenters/legacy-date.js';
+import { legacyDate } from '../../src/wire/legacy-date.js';
 import type { TestApp } from './app.js';
 
 export interface Station {

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { App } from '../../domain/types.js';
-import { legacyDate } from './legacy-date.js';
+import { legacyDate } from '../../wire/legacy-date.js';
 
 export const AppSchema = Type.Object({
   id: Type.Integer(),

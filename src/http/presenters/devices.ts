@@ -1,6 +1,4 @@
 import { Type } from 'typebox';
-import type { Device } from '../../domain/types.js';
-import { legacyDate } from './legacy-date.js';
 
 export const DeviceSchema = Type.Object({
   id: Type.String(),
@@ -25,34 +23,3 @@ export const DeviceSchema = Type.Object({
   type: Type.String(),
   bidirval: Type.Optional(Type.String()),
 });
-
-export function presentDevice(device: Device, timeZone: string) {
-  return presentDeviceWith(device, (date) => legacyDate(date, timeZone));
-}
-
-/** The device object with dates written by `dateText`: ingestion stores it, less identity, as `ctxt`. */
-export function presentDeviceWith(device: Device, dateText: (date: Date) => string) {
-  return {
-    id: String(device.id),
-    serial: device.serial,
-    index: device.index,
-    ...(device.uid !== null && { uid: device.uid }),
-    ...(device.category !== null && { category: device.category }),
-    active: device.active,
-    watched: device.watched,
-    alerts: device.alerts,
-    alerts_ack: device.alertsAck,
-    losts: device.losts,
-    msgs: device.msgs,
-    ...(device.firstseen && { firstseen: dateText(device.firstseen) }),
-    ...(device.lastseen && { lastseen: dateText(device.lastseen) }),
-    battery: device.battery,
-    level: device.level,
-    network: device.network,
-    tamper: device.tamper,
-    temp: device.temp,
-    status: device.status,
-    type: device.type,
-    ...(device.bidirval !== null && { bidirval: device.bidirval }),
-  };
-}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { messagesJson, presentMessage } from '../../../src/http/presenters/messages.js';
+import { messagesJson, presentMessage } from '../../../src/wire/message.js';
 
 const jsonObject = fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects } from '../../helpers/database.js';
 import { importCatalog, startApp } from '../../helpers/app.js';
 import type { TestApp } from '../../helpers/app.js';
-import { presentMessage } from '../../../src/http/presenters/messages.js';
+import { presentMessage } from '../../../src/wire/message.js';
 
 const AUTH = { authorization: 'Bearer network-token' };
 const T = 1_700_000_000;

@@ -4,7 +4,8 @@ import type { Server } from '../../server-types.js';
 import { badRequest } from '../../../domain/errors.js';
 import { input, optionalInteger, requiredInteger, requiredString } from '../../params.js';
 import type { Input } from '../../params.js';
-import { DeviceSchema, presentDevice } from '../../presenters/devices.js';
+import { DeviceSchema } from '../../presenters/devices.js';
+import { presentDevice } from '../../../wire/device.js';
 import { Basic, Empty, ModuleItemSchema, responses } from '../../schemas.js';
 
 const Registration = Type.Object({ serial: Type.String(), key: Type.String() });

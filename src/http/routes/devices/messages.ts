@@ -3,7 +3,8 @@ import type { Context } from '../../../context.js';
 import type { Server } from '../../server-types.js';
 import { optionalInteger, optionalString } from '../../params.js';
 import type { Input } from '../../params.js';
-import { MessageSchema, messagesJson } from '../../presenters/messages.js';
+import { MessageSchema } from '../../presenters/messages.js';
+import { messagesJson } from '../../../wire/message.js';
 import { DeviceKey, responses } from '../../schemas.js';
 
 const selector = {

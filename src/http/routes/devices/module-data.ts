@@ -3,7 +3,8 @@ import type { Context } from '../../../context.js';
 import type { Server } from '../../server-types.js';
 import { input, optionalString } from '../../params.js';
 import type { Input } from '../../params.js';
-import { DeviceSchema, presentDevice } from '../../presenters/devices.js';
+import { DeviceSchema } from '../../presenters/devices.js';
+import { presentDevice } from '../../../wire/device.js';
 import { DeviceKey, Empty, responses } from '../../schemas.js';
 
 const SnQuery = Type.Object({ sn: Type.Optional(Type.String({ description: 'module serial; required with developer credentials' })) });

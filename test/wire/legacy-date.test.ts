@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { legacyDate } from '../../src/http/presenters/legacy-date.js';
+import { legacyDate } from '../../src/wire/legacy-date.js';
 
 describe('legacyDate', () => {
   it('formats like the original service: no comma after the year, 12-hour clock', () => {

@@ -1,0 +1,47 @@
+import type { MessageRow } from '../storage/schema.js';
+
+/** Numbers the original service sent as decimal strings (lvl, snr, rssi). */
+export const decimal = (value: number | null): string => (value === null ? '0' : String(value));
+
+/** The columns a message's wire form is made of (history reads only these). */
+export type PresentableMessage = Pick<MessageRow, 'when_ms' | 'lvl' | 'station' | 'type' | 'frame' | 'custom' | 'contrib' | 'ctxt'>;
+
+/** A stored message as history, recents and callbacks show it; `custom` is the decoded values' JSON. */
+export function presentMessage(row: PresentableMessage, deviceSerial: string) {
+  return {
+    when: row.when_ms,
+    lvl: decimal(row.lvl),
+    station: row.station,
+    type: row.type,
+    device: deviceSerial,
+    extra: { message: row.frame, ...(JSON.parse(row.custom) as Record<string, unknown>) },
+    contrib: JSON.parse(row.contrib) as Record<string, unknown>,
+    ctxt: JSON.parse(row.ctxt) as Record<string, unknown>,
+    received: row.when_ms,
+    payload: row.frame,
+  };
+}
+
+/** The inside of a stored JSON object's text, ready to follow other members: `{"a":1}` → `,"a":1`. */
+function members(json: string): string {
+  const inner = json.trim().slice(1, -1).trim();
+  return inner === '' ? '' : `,${inner}`;
+}
+
+/**
+ * A page of messages in `presentMessage`'s wire form, as JSON text. The stored JSON columns are
+ * spliced in as they are instead of parsed and serialized again, which was most of a history
+ * request's cost; a property test holds the two forms equal.
+ */
+export function messagesJson(rows: readonly (PresentableMessage & { device_serial: string })[]): string {
+  const parts = rows.map((row) => {
+    const frame = JSON.stringify(row.frame);
+    return (
+      `{"when":${row.when_ms},"lvl":${JSON.stringify(decimal(row.lvl))},"station":${JSON.stringify(row.station)},` +
+      `"type":${JSON.stringify(row.type)},"device":${JSON.stringify(row.device_serial)},` +
+      `"extra":{"message":${frame}${members(row.custom)}},"contrib":${row.contrib.trim()},"ctxt":${row.ctxt.trim()},` +
+      `"received":${row.when_ms},"payload":${frame}}`
+    );
+  });
+  return `[${parts.join(',')}]`;
+}
