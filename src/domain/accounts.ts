@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { AccountsRepository } from '../storage/accounts-repository.js';
-import type { Account } from './types.js';
+import type { SignupsRepository } from '../storage/signups-repository.js';
+import type { Account, Authenticated } from './types.js';
+import type { ApiKeyService } from './api-keys.js';
+import { expired } from './api-keys.js';
+import type { SessionService } from './sessions.js';
 import { badRequest, conflict, notFound, unauthorized } from './errors.js';
 import {
+  API_KEY_PREFIX,
   accountToken,
   deriveApiKey,
   hashPassword,
@@ -13,7 +18,14 @@ import {
   verifyPassword,
 } from './credentials.js';
 
-const EMAIL = /^[^\s@:]+@[^\s@:]+$/;
+export const EMAIL = /^[^\s@:]+@[^\s@:]+$/;
+
+/** The policy and the confirmation of a new password, in the caller's parameter names. */
+export function checkNewPassword(next: string, confirm: string, names = { newpwd: 'password', confirmpwd: 'repassword' }): void {
+  const problem = passwordProblem(next);
+  if (problem) throw badRequest(`${names.newpwd} ${problem}`);
+  if (next !== confirm) throw badRequest(`${names.confirmpwd} does not match ${names.newpwd}`);
+}
 
 export class AccountService {
   /**
@@ -26,32 +38,57 @@ export class AccountService {
   constructor(
     private readonly accounts: AccountsRepository,
     private readonly secret: string,
+    private readonly keys: ApiKeyService,
+    private readonly sessions: SessionService,
+    private readonly signups: SignupsRepository,
   ) {}
 
   async create(email: string, password: string): Promise<{ account: Account; token: string }> {
     if (!EMAIL.test(email)) throw badRequest(`email "${email}" is not an email address`);
     const problem = passwordProblem(password);
     if (problem) throw badRequest(`password ${problem}`);
-    const account = await this.accounts.create(email, await hashPassword(password), randomToken());
+    const account = await this.accounts.create({ email, passwordHash: await hashPassword(password), apiKeySalt: randomToken() });
     if (!account) throw conflict(`an account with email ${email.toLowerCase()} already exists`);
     return { account, token: this.token(account) };
   }
 
+  /** The account; 404 when there is none, 401 when it was signed up for but not activated yet. */
   async byEmail(email: string): Promise<Account> {
     const account = await this.accounts.byEmail(email);
-    if (!account) throw notFound(`no developer account for ${email}`);
-    return account;
+    if (account) return account;
+    if ((await this.signups.pendingCount(email.toLowerCase(), Date.now())) > 0) {
+      throw unauthorized(`the account ${email.toLowerCase()} is not activated yet: follow the link in the activation email`);
+    }
+    throw notFound(`no developer account for ${email}`);
+  }
+
+  /** Checks `email` with its password, its account API key or one of its named API keys. */
+  async authenticate(email: string, secret: string): Promise<Account> {
+    return (await this.authenticateBasic(email, secret)).account;
   }
 
   /**
-   * Checks `email` with either the account's password or its API key (the account token is the
-   * Basic credential `email:apikey`). Unknown account: 404, as the spec says; wrong secret: 401.
+   * Basic credentials `email:secret`, the secret being the account's derived API key (the account
+   * token), a named API key's secret, or the password. Unknown account: 404, as the spec says;
+   * wrong secret: 401. The cheap checks come first: scrypt only runs for what may be a password.
    */
-  async authenticate(email: string, secret: string): Promise<Account> {
+  async authenticateBasic(email: string, secret: string): Promise<Authenticated> {
     const account = await this.byEmail(email);
-    if (safeEqual(secret, this.apiKey(account))) return account;
-    if (await this.passwordMatches(account, secret)) return account;
+    if (safeEqual(secret, this.apiKey(account))) return { account, credential: { kind: 'token' } };
+    if (secret.startsWith(API_KEY_PREFIX)) {
+      const key = await this.keys.find(account.id, secret);
+      if (key && expired(key)) throw unauthorized(`the API key "${key.name}" expired on ${key.expires!.toISOString()}`);
+      if (key) return { account, credential: { kind: 'key', keyId: key.id, name: key.name, scope: key.scope } };
+    }
+    if (await this.passwordMatches(account, secret)) return { account, credential: { kind: 'password' } };
     throw unauthorized('invalid credentials');
+  }
+
+  /** The dashboard's sign-in: the password only, never a token or an API key. */
+  async checkPassword(email: string, password: string): Promise<Account> {
+    const account = await this.byEmail(email);
+    if (await this.passwordMatches(account, password)) return account;
+    throw unauthorized('the password is not right for this account');
   }
 
   token(account: Account): string {
@@ -64,11 +101,19 @@ export class AccountService {
     return this.token({ ...account, apiKeySalt });
   }
 
-  async updatePassword(account: Account, current: string, next: string, confirm: string): Promise<void> {
+  /**
+   * Changes the password and ends every other dashboard session (`keepSession`, the caller's own,
+   * stays). A wrong current password is the spec's 401.
+   */
+  async updatePassword(account: Account, current: string, next: string, confirm: string, keepSession?: string): Promise<void> {
     if (!(await this.passwordMatches(account, current))) throw unauthorized('currentpwd is not the current password');
-    const problem = passwordProblem(next);
-    if (problem) throw badRequest(`newpwd ${problem}`);
-    if (next !== confirm) throw badRequest('confirmpwd does not match newpwd');
+    await this.setPassword(account, next, confirm, { newpwd: 'newpwd', confirmpwd: 'confirmpwd' });
+    await this.sessions.endAll(account.id, keepSession);
+  }
+
+  /** Sets a password after checking the policy and the confirmation; sessions are the caller's business. */
+  async setPassword(account: Account, next: string, confirm: string, names?: { newpwd: string; confirmpwd: string }): Promise<void> {
+    checkNewPassword(next, confirm, names);
     await this.accounts.update(account.id, { passwordHash: await hashPassword(next) });
   }
 

@@ -11,6 +11,8 @@ import { installErrorRendering } from './error-rendering.js';
 import { ErrorSchema } from './schemas.js';
 import { registerRoutes } from './routes/index.js';
 import { VERSION } from '../version.js';
+import { sessionsPlugin } from './plugins/sessions.js';
+import { auditPlugin } from './plugins/audit.js';
 
 
 /** Builds the HTTP app on a context; `listen` is the caller's business (tests use `inject`). */
@@ -57,6 +59,8 @@ export async function buildServer(context: Context): Promise<Server> {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  await sessionsPlugin(app, context);
+  await auditPlugin(app, context);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await registerRoutes(app, context);

@@ -9,7 +9,17 @@ const toAccount = (row: AccountRow): Account => ({
   apiKeySalt: row.api_key_salt,
   gitAlias: row.git_alias,
   createdAt: new Date(row.created_at),
+  firstname: row.firstname,
+  lastname: row.lastname,
 });
+
+export interface NewAccount {
+  email: string;
+  passwordHash: string;
+  apiKeySalt: string;
+  firstname?: string | null;
+  lastname?: string | null;
+}
 
 export class AccountsRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -25,10 +35,17 @@ export class AccountsRepository {
   }
 
   /** Undefined when the email is taken. */
-  async create(email: string, passwordHash: string, apiKeySalt: string): Promise<Account | undefined> {
+  async create(account: NewAccount): Promise<Account | undefined> {
     const row = await this.db
       .insertInto('accounts')
-      .values({ email: email.toLowerCase(), password_hash: passwordHash, api_key_salt: apiKeySalt, created_at: Date.now() })
+      .values({
+        email: account.email.toLowerCase(),
+        password_hash: account.passwordHash,
+        api_key_salt: account.apiKeySalt,
+        firstname: account.firstname ?? null,
+        lastname: account.lastname ?? null,
+        created_at: Date.now(),
+      })
       .onConflict((oc) => oc.column('email').doNothing())
       .returningAll()
       .executeTakeFirst();
@@ -45,5 +62,10 @@ export class AccountsRepository {
       })
       .where('id', '=', id)
       .execute();
+  }
+
+  /** Everything the account owns goes with it (apps, sessions, keys, audit log: ON DELETE CASCADE). */
+  async delete(id: number): Promise<void> {
+    await this.db.deleteFrom('accounts').where('id', '=', id).execute();
   }
 }
