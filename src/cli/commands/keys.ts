@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import type { ApiKey } from '../../domain/types.js';
 import { withContext } from '../run-with-context.js';
 
@@ -10,8 +10,20 @@ export function parseExpiry(value: string): Date {
   const date = relative
     ? new Date(Date.now() + Number(relative[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[relative[2] as 'd' | 'h' | 'm'])
     : new Date(value);
-  if (Number.isNaN(date.getTime())) throw new InvalidArgumentError('must be a duration such as 30d, 12h or 90m, or an ISO 8601 date');
+  if (Number.isNaN(date.getTime())) throw usage('must be a duration such as 30d, 12h or 90m, or an ISO 8601 date');
   return date;
+}
+
+/** A bad command line exits with 2, like every other usage error. */
+function usage(message: string): InvalidArgumentError {
+  const error = new InvalidArgumentError(message);
+  error.exitCode = 2;
+  return error;
+}
+
+function scope(value: string): string {
+  if (value !== 'read' && value !== 'full') throw usage('must be read or full');
+  return value;
 }
 
 function table(keys: ApiKey[]): string {
@@ -30,7 +42,7 @@ export function keysCommand(): Command {
     .description('create an API key; prints its token on the last line (shown once)')
     .requiredOption('--email <email>', 'login of the account')
     .requiredOption('--name <name>', 'a name to recognise the key by (unique in the account)')
-    .addOption(new Option('--scope <scope>', 'read: GET only; full: everything').choices(['read', 'full']).default('full'))
+    .option('--scope <scope>', 'read (GET only) or full (everything)', scope, 'full')
     .option('--expires <when>', 'a duration (30d, 12h, 90m) or an ISO 8601 date; default: never', parseExpiry)
     .addHelpText('after', '\nExample:\n  snsr keys create --email dev@example.com --name grafana --scope read --expires 90d')
     .action(async (options: { email: string; name: string; scope: string; expires?: Date }) => {
