@@ -128,6 +128,10 @@ describe.each(dialects)('dashboard sessions (%s)', (dialect) => {
     const after = await get('/iot/developers/apps.json', sameOrigin(cookie));
     expect(after.statusCode).toBe(401);
     expect(after.json().message).toMatch(/session has ended/);
+    // The dashboard, loaded with the dead cookie, is told the session ended (and the cookie is dropped).
+    const state = await get('/iot/developers/session.json', sameOrigin(cookie));
+    expect(state.json()).toMatchObject({ signedIn: false, ended: true });
+    expect(state.cookies.find((c) => c.name === 'snsr_session')?.value).toBe('');
     // Without a session, signing out is still a clean 200.
     expect((await app.server.inject({ method: 'DELETE', url: '/iot/developers/session.json', headers: { host: HOST } })).statusCode).toBe(200);
   });

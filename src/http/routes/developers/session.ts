@@ -5,7 +5,7 @@ import type { Server } from '../../server-types.js';
 import type { Session } from '../../../domain/types.js';
 import { forbidden } from '../../../domain/errors.js';
 import { sessionOf } from '../../auth/developer-auth.js';
-import { fromOwnOrigin } from '../../plugins/sessions.js';
+import { SESSION_COOKIE, fromOwnOrigin } from '../../plugins/sessions.js';
 import { input, optionalString, requiredString } from '../../params.js';
 import { Empty, responses } from '../../schemas.js';
 
@@ -17,6 +17,7 @@ const SessionSchema = Type.Object({
 });
 const StateSchema = Type.Object({
   signedIn: Type.Boolean(),
+  ended: Type.Optional(Type.Boolean({ description: 'true when the request carried a session cookie that no longer holds a session (it is cleared)' })),
   session: Type.Optional(SessionSchema),
   signup: Type.String({ enum: ['open', 'closed'], description: 'whether POST register.json creates accounts' }),
   passwordReset: Type.Boolean({ description: 'whether password/forgot.json emails reset links' }),
@@ -62,10 +63,15 @@ export async function sessionRoutes(app: Server, context: Context): Promise<void
 
   app.get('/session.json', {
     schema: { tags: ['dashboard'], summary: "Whether the request's cookie holds a live session, and what this server offers", response: responses(StateSchema) },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const live = await sessionOf(context, request);
+      // A cookie the server no longer honours (signed out elsewhere, idle, password changed):
+      // say so, so the dashboard can tell the user why they see the sign-in page, and drop it.
+      const ended = !live && request.cookies[SESSION_COOKIE] !== undefined;
+      if (ended) reply.clearSessionCookie();
       return {
         signedIn: live !== undefined,
+        ...(ended && { ended }),
         ...(live && { session: present(live.account, live.session) }),
         signup: context.selfService.signupOpen ? 'open' : 'closed',
         passwordReset: context.selfService.passwordResetAvailable,
