@@ -78,6 +78,12 @@ export function App() {
   useEffect(() => {
     if (state.status === 'signed-in' && (location.path === '/' || location.path === '/signin')) navigate('/account', { replace: true });
   }, [state.status, location.path]);
+  // On a phone the tabs scroll sideways: keep the current one in view (without moving the page).
+  useEffect(() => {
+    const current = document.querySelector<HTMLElement>('nav [aria-current="page"]');
+    const nav = current?.closest('nav');
+    if (current && nav && nav.scrollWidth > nav.clientWidth) nav.scrollLeft = current.offsetLeft - (nav.clientWidth - current.offsetWidth) / 2;
+  }, [location.path, state.status]);
 
   const open = publicPage(location);
   if (open) return open;

@@ -51,12 +51,15 @@ export function credentialText(entry: AuditEntry): string {
   }
 }
 
+/** Detail fields that hold epoch milliseconds. */
+const TIMES = new Set(['expires', 'created']);
+
 /** `name: value` pairs, arrays joined: enough to tell entries apart at a glance. */
 function detailText(detail: Record<string, unknown> | undefined): string {
   if (!detail) return '';
   return Object.entries(detail)
     .filter(([, value]) => value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0))
-    .map(([name, value]) => `${name.replaceAll('_', ' ')}: ${Array.isArray(value) ? value.join(', ') : typeof value === 'object' ? JSON.stringify(value) : String(value)}`)
+    .map(([name, value]) => `${name.replaceAll('_', ' ')}: ${TIMES.has(name) && typeof value === 'number' ? formatTime(value) : Array.isArray(value) ? value.join(', ') : typeof value === 'object' ? JSON.stringify(value) : String(value)}`)
     .join('; ');
 }
 
@@ -83,7 +86,7 @@ export function AuditPage() {
         {log.data && entries.length === 0 && <p class="empty">Nothing recorded yet.</p>}
         {entries.length > 0 && (
           <div class="table-scroll">
-            <table>
+            <table class="stacked">
               <thead>
                 <tr>
                   <th scope="col">When</th>
@@ -96,11 +99,17 @@ export function AuditPage() {
               <tbody>
                 {entries.map((entry) => (
                   <tr key={entry.id} class={entry.action.endsWith('.failed') ? 'row-warn' : undefined}>
-                    <td>{formatTime(entry.at)}</td>
-                    <th scope="row">{ACTIONS[entry.action] ?? entry.action}</th>
-                    <td>{credentialText(entry)}</td>
-                    <td class="mono">{entry.address ?? '—'}</td>
-                    <td class="break">{detailText(entry.detail)}</td>
+                    <td data-label="When">{formatTime(entry.at)}</td>
+                    <th scope="row" data-label="What">
+                      {ACTIONS[entry.action] ?? entry.action}
+                    </th>
+                    <td data-label="Credential">{credentialText(entry)}</td>
+                    <td data-label="From" class="mono">
+                      {entry.address ?? '—'}
+                    </td>
+                    <td data-label="Details" class="break">
+                      {detailText(entry.detail) || null}
+                    </td>
                   </tr>
                 ))}
               </tbody>

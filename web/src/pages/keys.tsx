@@ -44,14 +44,18 @@ function CreateKey({ onCreated }: { onCreated: (key: CreatedKey) => void }) {
   const [name, setName] = useState('');
   const [scope, setScope] = useState<KeyScope>('read');
   const [days, setDays] = useState('90');
+  // A new form after each key: the emptied Name field must not look like a mistake (:user-invalid).
+  const [round, setRound] = useState(0);
   const create = useAction(async () => {
     const expires = days === '' ? null : Date.now() + Number(days) * DAY;
     onCreated(await api.createKey(name.trim(), scope, expires));
     setName('');
+    setRound(round + 1);
   });
   return (
     <Section title="Create an API key" id="keys-create">
       <form
+        key={round}
         class="inline-form"
         onSubmit={(event) => {
           event.preventDefault();
@@ -132,7 +136,7 @@ function KeyTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: (id: number)
     <>
       <Notice error={error} />
       <div class="table-scroll">
-        <table>
+        <table class="stacked">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -149,12 +153,16 @@ function KeyTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: (id: number)
           <tbody>
             {keys.map((key) => (
               <tr key={key.id}>
-                <th scope="row">{key.name}</th>
-                <td class="mono">{key.prefix}…</td>
-                <td>{key.scope === 'read' ? 'Read only' : 'Full access'}</td>
-                <td>{formatTime(key.created)}</td>
-                <td>{key.expires === null ? 'Never' : formatTime(key.expires)}</td>
-                <td>{key.last_used === null ? 'Never' : formatTime(key.last_used)}</td>
+                <th scope="row" data-label="Name">
+                  {key.name}
+                </th>
+                <td data-label="Prefix" class="mono">
+                  {key.prefix}…
+                </td>
+                <td data-label="Access">{key.scope === 'read' ? 'Read only' : 'Full access'}</td>
+                <td data-label="Created">{formatTime(key.created)}</td>
+                <td data-label="Expires">{key.expires === null ? 'Never' : formatTime(key.expires)}</td>
+                <td data-label="Last used">{key.last_used === null ? 'Never' : formatTime(key.last_used)}</td>
                 <td>
                   <button type="button" class="button small danger-outline" aria-label={`Revoke ${key.name}`} onClick={() => void revoke(key)}>
                     Revoke

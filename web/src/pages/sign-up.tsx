@@ -42,10 +42,8 @@ export function SignUpPage() {
   return (
     <PublicPage title="Create an account" form={() => void signUp.run()}>
       <TextField label="Email" type="email" name="email" autoComplete="email" required value={form.email} onValue={field('email')} />
-      <div class="row">
-        <TextField label="First name" name="firstname" autoComplete="given-name" maxLength={100} value={form.firstname} onValue={field('firstname')} />
-        <TextField label="Last name" name="lastname" autoComplete="family-name" maxLength={100} value={form.lastname} onValue={field('lastname')} />
-      </div>
+      <TextField label="First name" name="firstname" autoComplete="given-name" maxLength={100} value={form.firstname} onValue={field('firstname')} />
+      <TextField label="Last name" name="lastname" autoComplete="family-name" maxLength={100} value={form.lastname} onValue={field('lastname')} />
       <TextField label="Password" type="password" name="password" autoComplete="new-password" required value={form.password} onValue={field('password')} describedBy={policyId} />
       <TextField label="Confirm password" type="password" name="repassword" autoComplete="new-password" required value={form.repassword} onValue={field('repassword')} />
       <PasswordPolicy id={policyId} password={form.password} confirmation={form.repassword} />
