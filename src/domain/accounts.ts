@@ -81,7 +81,7 @@ export class AccountService {
       if (key) return { account, credential: { kind: 'key', keyId: key.id, name: key.name, scope: key.scope } };
     }
     if (await this.passwordMatches(account, secret)) return { account, credential: { kind: 'password' } };
-    throw unauthorized('invalid credentials');
+    throw unauthorized(secret.startsWith(API_KEY_PREFIX) ? 'invalid credentials: no API key of this account has this secret (revoked?)' : 'invalid credentials');
   }
 
   /** The dashboard's sign-in: the password only, never a token or an API key. */

@@ -147,7 +147,9 @@ describe.each(dialects)('API keys (%s)', (dialect) => {
     const revoked = await call('DELETE', `/iot/developers/keys.json?id=${key.id}`, dev.auth);
     expect(revoked.statusCode).toBe(200);
     expect(revoked.json()).toMatchObject({ id: key.id, name: 'to-revoke' });
-    expect((await call('GET', '/iot/developers/apps.json', bearer(key.token))).statusCode).toBe(401);
+    const refused = await call('GET', '/iot/developers/apps.json', bearer(key.token));
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json().message).toMatch(/no API key of this account has this secret \(revoked\?\)/);
     expect((await call('DELETE', `/iot/developers/keys.json?id=${key.id}`, dev.auth)).statusCode).toBe(404);
     expect((await call('DELETE', '/iot/developers/keys.json', dev.auth)).json().message).toMatch(/id is required/);
     expect((await call('DELETE', '/iot/developers/keys.json?id=abc', dev.auth)).statusCode).toBe(400);
