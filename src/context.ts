@@ -105,7 +105,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const pruners: Pruner[] = [];
   const modules = new ModuleService(repositories.modules, repositories.devices);
   const { accounts: settings } = config;
-  const sessions = new SessionService(new SessionsRepository(storage.db), repositories.accounts, {
+  const sessions = new SessionService(new SessionsRepository(storage.db), {
     idleMs: settings.sessionIdleMinutes * 60_000,
     maxMs: settings.sessionMaxHours * 3_600_000,
   });

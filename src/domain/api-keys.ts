@@ -75,18 +75,19 @@ export class ApiKeyService {
   }
 
   /**
-   * The account's key with this secret, expired or not (the caller says which), and its last use
-   * recorded; undefined when no key of the account has it.
+   * The key with this secret and its account, expired or not (the caller says which), with its
+   * last use recorded; undefined when no key has it.
    */
-  async find(accountId: number, secret: string): Promise<ApiKey | undefined> {
-    const key = await this.keys.bySecretHash(secretHash(secret));
-    if (!key || key.accountId !== accountId) return undefined;
+  async find(secret: string): Promise<{ key: ApiKey; account: Account } | undefined> {
+    const found = await this.keys.withAccount(secretHash(secret));
+    if (!found) return undefined;
+    const { key } = found;
     const now = Date.now();
     if (!expired(key, now) && (key.lastUsed === null || now - key.lastUsed.getTime() >= TOUCH_EVERY_MS)) {
       await this.keys.touch(key.id, now);
       key.lastUsed = new Date(now);
     }
-    return key;
+    return found;
   }
 }
 

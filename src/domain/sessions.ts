@@ -1,4 +1,3 @@
-import type { AccountsRepository } from '../storage/accounts-repository.js';
 import type { SessionsRepository } from '../storage/sessions-repository.js';
 import type { Account, Session } from './types.js';
 import { randomSecret, secretHash } from './credentials.js';
@@ -24,7 +23,6 @@ export class SessionService {
 
   constructor(
     private readonly sessions: SessionsRepository,
-    private readonly accounts: AccountsRepository,
     private readonly policy: SessionPolicy,
   ) {
     this.touchEveryMs = Math.min(60_000, Math.floor(policy.idleMs / 10));
@@ -48,15 +46,14 @@ export class SessionService {
   /** The live session the cookie's id names, and its account; undefined when unknown or expired. */
   async resolve(id: string): Promise<{ account: Account; session: Session } | undefined> {
     if (!/^[A-Za-z0-9_-]{16,128}$/.test(id)) return undefined;
-    const session = await this.sessions.byIdHash(secretHash(id));
-    if (!session) return undefined;
+    const found = await this.sessions.withAccount(secretHash(id));
+    if (!found) return undefined;
+    const { session, account } = found;
     const now = Date.now();
     if (now >= this.expiry(session).getTime()) {
       await this.sessions.delete(session.idHash);
       return undefined;
     }
-    const account = await this.accounts.byId(session.accountId);
-    if (!account) return undefined;
     if (now - session.lastUsed.getTime() >= this.touchEveryMs) {
       await this.sessions.touch(session.idHash, now);
       session.lastUsed = new Date(now);

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Account } from '../domain/types.js';
 import type { AccountRow, Database } from './schema.js';
 
-const toAccount = (row: AccountRow): Account => ({
+export const toAccount = (row: AccountRow): Account => ({
   id: row.id,
   email: row.email,
   passwordHash: row.password_hash,

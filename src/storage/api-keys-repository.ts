@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { ApiKey, KeyScope } from '../domain/types.js';
-import type { ApiKeyRow, Database } from './schema.js';
+import type { Account, ApiKey, KeyScope } from '../domain/types.js';
+import type { AccountRow, ApiKeyRow, Database } from './schema.js';
+import { toAccount } from './accounts-repository.js';
 
 const toApiKey = (row: ApiKeyRow): ApiKey => ({
   id: row.id,
@@ -44,9 +45,35 @@ export class ApiKeysRepository {
     return row && toApiKey(row);
   }
 
-  async bySecretHash(secretHash: string): Promise<ApiKey | undefined> {
-    const row = await this.db.selectFrom('api_keys').selectAll().where('secret_hash', '=', secretHash).executeTakeFirst();
-    return row && toApiKey(row);
+  /** The key with this secret and its account, in one query: a key costs no more than the account token. */
+  async withAccount(secretHash: string): Promise<{ key: ApiKey; account: Account } | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .selectAll('api_keys')
+      .select([
+        'accounts.email',
+        'accounts.password_hash',
+        'accounts.api_key_salt',
+        'accounts.git_alias',
+        'accounts.created_at as account_created_at',
+        'accounts.firstname',
+        'accounts.lastname',
+      ])
+      .where('api_keys.secret_hash', '=', secretHash)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const account: AccountRow = {
+      id: row.account_id,
+      email: row.email,
+      password_hash: row.password_hash,
+      api_key_salt: row.api_key_salt,
+      git_alias: row.git_alias,
+      created_at: row.account_created_at,
+      firstname: row.firstname,
+      lastname: row.lastname,
+    };
+    return { key: toApiKey(row), account: toAccount(account) };
   }
 
   async listByAccount(accountId: number): Promise<ApiKey[]> {

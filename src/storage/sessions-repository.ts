@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Session } from '../domain/types.js';
+import type { Account, Session } from '../domain/types.js';
 import type { Database, SessionRow } from './schema.js';
+import { toAccount } from './accounts-repository.js';
 
 const toSession = (row: SessionRow): Session => ({
   idHash: row.id_hash,
@@ -39,9 +40,35 @@ export class SessionsRepository {
     return toSession(row);
   }
 
-  async byIdHash(idHash: string): Promise<Session | undefined> {
-    const row = await this.db.selectFrom('sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
-    return row && toSession(row);
+  /** The session and its account, in one query: a dashboard request costs one read for its credential. */
+  async withAccount(idHash: string): Promise<{ session: Session; account: Account } | undefined> {
+    const row = await this.db
+      .selectFrom('sessions')
+      .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+      .selectAll('sessions')
+      .select([
+        'accounts.email',
+        'accounts.password_hash',
+        'accounts.api_key_salt',
+        'accounts.git_alias',
+        'accounts.created_at as account_created_at',
+        'accounts.firstname',
+        'accounts.lastname',
+      ])
+      .where('sessions.id_hash', '=', idHash)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const account = toAccount({
+      id: row.account_id,
+      email: row.email,
+      password_hash: row.password_hash,
+      api_key_salt: row.api_key_salt,
+      git_alias: row.git_alias,
+      created_at: row.account_created_at,
+      firstname: row.firstname,
+      lastname: row.lastname,
+    });
+    return { session: toSession(row), account };
   }
 
   /** Moves the idle clock forward; the `<` guard keeps concurrent requests from moving it back. */
