@@ -13,6 +13,23 @@ export const toAccount = (row: AccountRow): Account => ({
   lastname: row.lastname,
 });
 
+/**
+ * The account's columns in a query that joins `accounts` (its `created_at` renamed so it cannot
+ * clash), and the account they make: a credential and its account come back in one read.
+ */
+export const JOINED_ACCOUNT = [
+  'accounts.email',
+  'accounts.password_hash',
+  'accounts.api_key_salt',
+  'accounts.git_alias',
+  'accounts.created_at as account_created_at',
+  'accounts.firstname',
+  'accounts.lastname',
+] as const;
+
+export const joinedAccount = (row: Omit<AccountRow, 'id' | 'created_at'> & { account_id: number; account_created_at: number }): Account =>
+  toAccount({ ...row, id: row.account_id, created_at: row.account_created_at });
+
 export interface NewAccount {
   email: string;
   passwordHash: string;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Account, ApiKey, KeyScope } from '../domain/types.js';
-import type { AccountRow, ApiKeyRow, Database } from './schema.js';
-import { toAccount } from './accounts-repository.js';
+import type { ApiKeyRow, Database } from './schema.js';
+import { JOINED_ACCOUNT, joinedAccount } from './accounts-repository.js';
 
 const toApiKey = (row: ApiKeyRow): ApiKey => ({
   id: row.id,
@@ -51,29 +51,10 @@ export class ApiKeysRepository {
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
       .selectAll('api_keys')
-      .select([
-        'accounts.email',
-        'accounts.password_hash',
-        'accounts.api_key_salt',
-        'accounts.git_alias',
-        'accounts.created_at as account_created_at',
-        'accounts.firstname',
-        'accounts.lastname',
-      ])
+      .select(JOINED_ACCOUNT)
       .where('api_keys.secret_hash', '=', secretHash)
       .executeTakeFirst();
-    if (!row) return undefined;
-    const account: AccountRow = {
-      id: row.account_id,
-      email: row.email,
-      password_hash: row.password_hash,
-      api_key_salt: row.api_key_salt,
-      git_alias: row.git_alias,
-      created_at: row.account_created_at,
-      firstname: row.firstname,
-      lastname: row.lastname,
-    };
-    return { key: toApiKey(row), account: toAccount(account) };
+    return row && { key: toApiKey(row), account: joinedAccount(row) };
   }
 
   async listByAccount(accountId: number): Promise<ApiKey[]> {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Account, Session } from '../domain/types.js';
 import type { Database, SessionRow } from './schema.js';
-import { toAccount } from './accounts-repository.js';
+import { JOINED_ACCOUNT, joinedAccount } from './accounts-repository.js';
 
 const toSession = (row: SessionRow): Session => ({
   idHash: row.id_hash,
@@ -46,29 +46,10 @@ export class SessionsRepository {
       .selectFrom('sessions')
       .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
       .selectAll('sessions')
-      .select([
-        'accounts.email',
-        'accounts.password_hash',
-        'accounts.api_key_salt',
-        'accounts.git_alias',
-        'accounts.created_at as account_created_at',
-        'accounts.firstname',
-        'accounts.lastname',
-      ])
+      .select(JOINED_ACCOUNT)
       .where('sessions.id_hash', '=', idHash)
       .executeTakeFirst();
-    if (!row) return undefined;
-    const account = toAccount({
-      id: row.account_id,
-      email: row.email,
-      password_hash: row.password_hash,
-      api_key_salt: row.api_key_salt,
-      git_alias: row.git_alias,
-      created_at: row.account_created_at,
-      firstname: row.firstname,
-      lastname: row.lastname,
-    });
-    return { session: toSession(row), account };
+    return row && { session: toSession(row), account: joinedAccount(row) };
   }
 
   /** Moves the idle clock forward; the `<` guard keeps concurrent requests from moving it back. */

@@ -1,8 +1,8 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { link, startSmtp } from '../helpers/smtp.js';
 import type { TestSmtp } from '../helpers/smtp.js';
-import { chromiumAvailable, closedPort, launchChromium, screenshot, startServer } from './browser.js';
+import { chromiumAvailable, closedPort, launchChromium, openDashboard, screenshot, startServer } from './browser.js';
 import type { RunningSnsr } from './browser.js';
 
 const run = chromiumAvailable();
@@ -12,10 +12,9 @@ describe.skipIf(!run)('accounts in the dashboard: sign-up, activation, API keys,
   let smtp: TestSmtp;
   let server: RunningSnsr;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let password = 'Welcome123';
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   const heading = (name: string | RegExp) => page.getByRole('heading', { name, level: 1 });
   const signInPage = () => page.getByRole('heading', { name: 'Sign in to the developer dashboard' });
@@ -33,14 +32,7 @@ describe.skipIf(!run)('accounts in the dashboard: sign-up, activation, API keys,
     const port = await closedPort();
     server = await startServer({ PORT: String(port), SNSR_PUBLIC_URL: `http://127.0.0.1:${port}`, SNSR_SIGNUP: 'open', SNSR_SMTP_URL: smtp.url });
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
-    page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error' && /Content.Security.Policy|Uncaught/i.test(message.text())) pageErrors.push(message.text());
-    });
+    ({ page, errors: pageErrors } = await openDashboard(browser, server.url));
   }, 60_000);
 
   afterAll(async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { chromium } from 'playwright-core';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { snsr, startSnsr } from '../helpers/cli.js';
 
 /** Debian's Chromium; `.ci/run` installs it. */
@@ -29,6 +29,23 @@ export function launchChromium(): Promise<Browser> {
     // closed network only adds noise and delay.
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/**
+ * A desktop-sized page for the dashboard at `url`, with clipboard access, a 15 s default wait, and
+ * every page error, uncaught exception and CSP violation collected in `errors`.
+ */
+export async function openDashboard(browser: Browser, url: string): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content.Security.Policy|Uncaught/i.test(message.text())) errors.push(message.text());
+  });
+  return { context, page, errors };
 }
 
 export const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');

@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders, Server as HttpServer } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snsr } from '../helpers/cli.js';
-import { EMAIL, NETWORK_TOKEN, PASSWORD, chromiumAvailable, closedPort, launchChromium, screenshot, startServer } from './browser.js';
+import { EMAIL, NETWORK_TOKEN, PASSWORD, chromiumAvailable, closedPort, launchChromium, openDashboard, screenshot, startServer } from './browser.js';
 import type { RunningSnsr } from './browser.js';
 
 interface Device {
@@ -56,7 +56,7 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
   let page: Page;
   let callbackPort: number;
   let appId: number;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
   let password = PASSWORD;
 
   const open = async (path: string) => {
@@ -74,14 +74,7 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
     callbackPort = await closedPort();
     server = await startServer();
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
-    page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error' && /Content.Security.Policy|Uncaught/i.test(message.text())) pageErrors.push(message.text());
-    });
+    ({ context, page, errors: pageErrors } = await openDashboard(browser, server.url));
   }, 60_000);
 
   afterAll(async () => {
