@@ -21,6 +21,7 @@ export const ModuleItemSchema = Type.Object({ id: Type.String(), serial: Type.St
 
 export const SerialsBody = Type.Object({ serials: Type.Array(Type.String()) });
 
-export const Basic = [{ basic: [] }];
+/** Developer operations: Basic credentials (password, account token or API key), or the dashboard's session cookie. */
+export const Basic: Record<string, string[]>[] = [{ basic: [] }, { session: [] }];
 /** Device operations: the device token, or developer Basic credentials with `sn` naming the module. */
 export const DeviceKey: Record<string, string[]>[] = [{ deviceKey: [] }, { basic: [] }];

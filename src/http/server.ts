@@ -51,7 +51,8 @@ export async function buildServer(context: Context): Promise<Server> {
       },
       components: {
         securitySchemes: {
-          basic: { type: 'http', scheme: 'basic', description: 'email:password, or the account token as the whole credential' },
+          basic: { type: 'http', scheme: 'basic', description: 'email:password, or the account token or an API key token as the whole credential' },
+          session: { type: 'apiKey', in: 'cookie', name: 'snsr_session', description: "the dashboard's session (POST /iot/developers/session.json); same origin only" },
           deviceKey: { type: 'apiKey', in: 'header', name: 'X-Snsr-Device-Key', description: 'token from GET /iot/devices/crc.json' },
           network: { type: 'http', scheme: 'bearer', description: 'SNSR_NETWORK_TOKEN' },
         },

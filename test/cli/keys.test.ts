@@ -76,6 +76,14 @@ describe('snsr keys and accounts password (the real binary)', () => {
     expect(weak.stderr).toMatch(/password must be at least 6/);
   });
 
+  it('has --help on the new commands', async () => {
+    for (const command of [['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['accounts', 'password']]) {
+      const result = await snsr([...command, '--help']);
+      expect(result.code, command.join(' ')).toBe(0);
+      expect(result.stdout).toMatch(/Usage: snsr/);
+    }
+  }, 30_000);
+
   it('serve refuses SNSR_SIGNUP=open without SMTP, saying why', async () => {
     const refused = await snsr(['serve'], { ...env, SNSR_SIGNUP: 'open', PORT: '0' });
     expect(refused.code).toBe(1);
