@@ -114,7 +114,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const signups = new SignupsRepository(storage.db);
   const resets = new PasswordResetsRepository(storage.db);
   const accounts = new AccountService(repositories.accounts, secret, apiKeys, sessions, signups);
-  const mailer = config.email.smtpUrl ? createMailer(config.email.smtpUrl, config.email.from, log) : undefined;
+  const mailer = config.email.smtpUrl ? await createMailer(config.email.smtpUrl, config.email.from, log) : undefined;
   const selfService = new SelfService({ accounts: repositories.accounts, signups, resets }, accounts, sessions, modules, mailer && accountEmails(mailer), {
     signup: settings.signup,
     publicUrl: config.publicUrl,

@@ -462,7 +462,8 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
       await page.waitForLoadState('networkidle');
       // Nothing wider than the screen: no sideways scrolling of the page.
       expect(await page.evaluate<number>('document.documentElement.scrollWidth'), path).toBeLessThanOrEqual(390);
-      for (const tab of ['My Account', 'Apps', 'Modules', 'Decoder', 'API keys', 'Audit log']) expect(await page.getByRole('link', { name: tab, exact: true }).count()).toBe(1);
+      const tabs = page.getByRole('navigation', { name: 'Dashboard' });
+      for (const tab of ['My Account', 'Apps', 'Modules', 'Decoder', 'API keys', 'Audit log']) expect(await tabs.getByRole('link', { name: tab, exact: true }).count()).toBe(1);
     }
     await open('/modules/C0FE');
     await page.locator('table.messages tbody tr').first().waitFor();

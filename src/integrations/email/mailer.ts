@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 
 export interface Email {
@@ -19,7 +18,9 @@ export interface Mailer {
   close(timeoutMs?: number): Promise<void>;
 }
 
-export function createMailer(smtpUrl: string, from: string, log: Logger): Mailer {
+export async function createMailer(smtpUrl: string, from: string, log: Logger): Promise<Mailer> {
+  // Loaded only when SMTP is configured: every CLI command builds a context, and most send no email.
+  const { default: nodemailer } = await import('nodemailer');
   // Pooled: a burst of sign-ups reuses connections; a dropped one is reopened by nodemailer.
   const transport = nodemailer.createTransport(`${smtpUrl}${smtpUrl.includes('?') ? '&' : '?'}pool=true`, { from });
   const pending = new Set<Promise<void>>();
