@@ -6,6 +6,8 @@ import type { Account, Authenticated } from './types.js';
 import type { ApiKeyService } from './api-keys.js';
 import { expired } from './api-keys.js';
 import type { SessionService } from './sessions.js';
+import { UNGUARDED } from './attempt-guard.js';
+import type { AttemptGuard } from './attempt-guard.js';
 import { badRequest, conflict, notFound, unauthorized } from './errors.js';
 import {
   API_KEY_PREFIX,
@@ -52,10 +54,17 @@ export class AccountService {
     return { account, token: this.token(account) };
   }
 
-  /** The account; 404 when there is none, 401 when it was signed up for but not activated yet. */
-  async byEmail(email: string): Promise<Account> {
+  /**
+   * The account; 404 when there is none, 401 when it was signed up for but not activated yet. With
+   * a guard (sign-in paths), trying unknown names counts as failing.
+   */
+  async byEmail(email: string, guard?: AttemptGuard): Promise<Account> {
     const account = await this.accounts.byEmail(email);
     if (account) return account;
+    if (guard) {
+      await guard.allow();
+      await guard.failed();
+    }
     if ((await this.signups.pendingCount(email.toLowerCase(), Date.now())) > 0) {
       throw unauthorized(`the account ${email.toLowerCase()} is not activated yet: follow the link in the activation email`);
     }
@@ -63,16 +72,18 @@ export class AccountService {
   }
 
   /** Checks `email` with its password, its account API key or one of its named API keys. */
-  async authenticate(email: string, secret: string): Promise<Account> {
-    return (await this.authenticateBasic(email, secret)).account;
+  async authenticate(email: string, secret: string, guard: AttemptGuard = UNGUARDED): Promise<Account> {
+    return (await this.authenticateBasic(email, secret, guard)).account;
   }
 
   /**
    * Basic credentials `email:secret`, the secret being the account's derived API key (the account
    * token), a named API key's secret, or the password. Unknown account: 404, as the spec says;
    * wrong secret: 401. The cheap checks come first: scrypt only runs for what may be a password.
+   * The guard (failed-authentication limits) is asked before the password is hashed and told of
+   * every failure; keys and the account token are checked outside it: nobody guesses 192 bits.
    */
-  async authenticateBasic(email: string, secret: string): Promise<Authenticated> {
+  async authenticateBasic(email: string, secret: string, guard: AttemptGuard = UNGUARDED): Promise<Authenticated> {
     // A named key is found by its secret, with its account, in one query; the email must be its account's.
     if (secret.startsWith(API_KEY_PREFIX)) {
       const found = await this.keys.find(secret);
@@ -82,16 +93,20 @@ export class AccountService {
         return { account, credential: { kind: 'key', keyId: key.id, name: key.name, scope: key.scope } };
       }
     }
-    const account = await this.byEmail(email);
+    const account = await this.byEmail(email, guard);
     if (safeEqual(secret, this.apiKey(account))) return { account, credential: { kind: 'token' } };
+    await guard.allow();
     if (await this.passwordMatches(account, secret)) return { account, credential: { kind: 'password' } };
+    await guard.failed();
     throw unauthorized(secret.startsWith(API_KEY_PREFIX) ? 'invalid credentials: no API key of this account has this secret (revoked?)' : 'invalid credentials');
   }
 
   /** The dashboard's sign-in: the password only, never a token or an API key. */
-  async checkPassword(email: string, password: string): Promise<Account> {
-    const account = await this.byEmail(email);
+  async checkPassword(email: string, password: string, guard: AttemptGuard = UNGUARDED): Promise<Account> {
+    const account = await this.byEmail(email, guard);
+    await guard.allow();
     if (await this.passwordMatches(account, password)) return account;
+    await guard.failed();
     throw unauthorized('the password is not right for this account');
   }
 
@@ -109,8 +124,12 @@ export class AccountService {
    * Changes the password and ends every other dashboard session (`keepSession`, the caller's own,
    * stays). A wrong current password is the spec's 401.
    */
-  async updatePassword(account: Account, current: string, next: string, confirm: string, keepSession?: string): Promise<void> {
-    if (!(await this.passwordMatches(account, current))) throw unauthorized('currentpwd is not the current password');
+  async updatePassword(account: Account, current: string, next: string, confirm: string, keepSession?: string, guard: AttemptGuard = UNGUARDED): Promise<void> {
+    await guard.allow();
+    if (!(await this.passwordMatches(account, current))) {
+      await guard.failed();
+      throw unauthorized('currentpwd is not the current password');
+    }
     await this.setPassword(account, next, confirm, { newpwd: 'newpwd', confirmpwd: 'confirmpwd' });
     await this.sessions.endAll(account.id, keepSession);
   }
