@@ -5,6 +5,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   history: () => import('./history.js'),
   ingest: () => import('./ingest.js'),
   delivery: () => import('./delivery.js'),
+  accounts: () => import('./accounts.js'),
 };
 
 const wanted = process.argv.slice(2);

@@ -26,6 +26,23 @@ export interface Config {
     concurrency: number;
     perAppConcurrency: number;
   };
+  /** Base URL users reach snsr at (no trailing slash): links in emails; `Secure` cookies when https. */
+  publicUrl: string | undefined;
+  accounts: {
+    /** `open`: anyone may sign up with an email address (needs SMTP); `closed`: the operator creates accounts. */
+    signup: 'closed' | 'open';
+    sessionIdleMinutes: number;
+    sessionMaxHours: number;
+    /** Lifetime of a sign-up's activation link; an account not activated by then is forgotten. */
+    signupExpiryHours: number;
+    resetExpiryMinutes: number;
+    auditRetentionDays: number;
+  };
+  email: {
+    /** `smtp://user:pass@host:587` or `smtps://…`; unset: no email (no sign-up, no password reset). */
+    smtpUrl: string | undefined;
+    from: string;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -60,6 +77,41 @@ function timezone(env: Env): string {
   return zone;
 }
 
+function urlSetting(env: Env, name: string, schemes: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  if (!schemes.includes(parsed.protocol.replace(/:$/, ''))) {
+    throw new ConfigError(`${name} must be a ${schemes.join(' or ')} URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/** Sign-up sends activation emails, and their links must point somewhere: both are required. */
+function accountSettings(env: Env, smtpUrl: string | undefined, publicUrl: string | undefined): Config['accounts'] {
+  const signup = env.SNSR_SIGNUP || 'closed';
+  if (signup !== 'closed' && signup !== 'open') throw new ConfigError(`SNSR_SIGNUP must be closed or open, got "${signup}"`);
+  if (signup === 'open' && smtpUrl === undefined) {
+    throw new ConfigError('SNSR_SIGNUP=open needs SNSR_SMTP_URL: sign-up sends an activation email');
+  }
+  if (smtpUrl !== undefined && publicUrl === undefined) {
+    throw new ConfigError('SNSR_SMTP_URL needs SNSR_PUBLIC_URL: the links in emails are built from it');
+  }
+  return {
+    signup,
+    sessionIdleMinutes: integer(env, 'SNSR_SESSION_IDLE_MINUTES', 60, 1, 525_600),
+    sessionMaxHours: integer(env, 'SNSR_SESSION_MAX_HOURS', 24, 1, 8760),
+    signupExpiryHours: integer(env, 'SNSR_SIGNUP_EXPIRY_HOURS', 48, 1, 8760),
+    resetExpiryMinutes: integer(env, 'SNSR_RESET_EXPIRY_MINUTES', 30, 1, 1440),
+    auditRetentionDays: integer(env, 'SNSR_AUDIT_RETENTION_DAYS', 90, 1, 36_500),
+  };
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -71,6 +123,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (logFormat !== 'json' && logFormat !== 'pretty') {
     throw new ConfigError(`LOG_FORMAT must be json or pretty, got "${logFormat}"`);
   }
+  const smtpUrl = urlSetting(env, 'SNSR_SMTP_URL', ['smtp', 'smtps']);
+  const publicUrl = urlSetting(env, 'SNSR_PUBLIC_URL', ['http', 'https']);
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
@@ -89,6 +143,9 @@ export function loadConfig(env: Env = process.env): Config {
       concurrency: integer(env, 'SNSR_DELIVERY_CONCURRENCY', 32, 1, 1024),
       perAppConcurrency: integer(env, 'SNSR_DELIVERY_PER_APP_CONCURRENCY', 4, 1, 256),
     },
+    publicUrl,
+    accounts: accountSettings(env, smtpUrl, publicUrl),
+    email: { smtpUrl, from: env.SNSR_MAIL_FROM || 'snsr <snsr@localhost>' },
   };
 }
 

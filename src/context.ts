@@ -23,6 +23,20 @@ import { createDeliveryWorker } from './delivery/create-delivery-worker.js';
 import type { DeliveryWorker, WorkerOptions } from './delivery/delivery-worker.js';
 import { VERSION } from './version.js';
 import { DeviceService } from './domain/devices.js';
+import { SessionsRepository } from './storage/sessions-repository.js';
+import { ApiKeysRepository } from './storage/api-keys-repository.js';
+import { AuditRepository } from './storage/audit-repository.js';
+import { SignupsRepository } from './storage/signups-repository.js';
+import { PasswordResetsRepository } from './storage/password-resets-repository.js';
+import { SessionService } from './domain/sessions.js';
+import { ApiKeyService } from './domain/api-keys.js';
+import { AuditService } from './domain/audit.js';
+import { SelfService } from './domain/self-service.js';
+import { createMailer } from './integrations/email/mailer.js';
+import type { Mailer } from './integrations/email/mailer.js';
+import { accountEmails } from './integrations/email/account-emails.js';
+import { startAccountPruner } from './lifecycle/account-pruner.js';
+import type { Pruner } from './lifecycle/account-pruner.js';
 
 /**
  * The composition root: storage → repositories → services, built once. The HTTP server, the CLI
@@ -43,6 +57,13 @@ export interface Context {
     rawMessages: RawMessagesRepository;
   };
   accounts: AccountService;
+  sessions: SessionService;
+  apiKeys: ApiKeyService;
+  audit: AuditService;
+  /** Sign-up, activation, password reset and account deletion. */
+  selfService: SelfService;
+  /** SMTP, when `SNSR_SMTP_URL` is set. */
+  mailer: Mailer | undefined;
   catalog: CatalogService;
   modules: ModuleService;
   apps: AppService;
@@ -52,6 +73,8 @@ export interface Context {
   /** Starts a callback delivery worker on this context; `close()` stops it first. */
   startWorker(options?: WorkerOptions & { timeoutMs?: number }): DeliveryWorker;
   devices: DeviceService;
+  /** Starts the background pruning of audit entries, ended sessions and expired links; `close()` stops it. */
+  startMaintenance(): Pruner;
   close(): Promise<void>;
 }
 
@@ -79,14 +102,37 @@ export async function createContext(config: Config, options: ContextOptions = {}
     rawMessages: new RawMessagesRepository(storage.db),
   };
   const workers: DeliveryWorker[] = [];
+  const pruners: Pruner[] = [];
   const modules = new ModuleService(repositories.modules, repositories.devices);
+  const { accounts: settings } = config;
+  const sessions = new SessionService(new SessionsRepository(storage.db), {
+    idleMs: settings.sessionIdleMinutes * 60_000,
+    maxMs: settings.sessionMaxHours * 3_600_000,
+  });
+  const apiKeys = new ApiKeyService(new ApiKeysRepository(storage.db));
+  const audit = new AuditService(new AuditRepository(storage.db));
+  const signups = new SignupsRepository(storage.db);
+  const resets = new PasswordResetsRepository(storage.db);
+  const accounts = new AccountService(repositories.accounts, secret, apiKeys, sessions, signups);
+  const mailer = config.email.smtpUrl ? await createMailer(config.email.smtpUrl, config.email.from, log) : undefined;
+  const selfService = new SelfService({ accounts: repositories.accounts, signups, resets }, accounts, sessions, modules, mailer && accountEmails(mailer), {
+    signup: settings.signup,
+    publicUrl: config.publicUrl,
+    signupExpiryMs: settings.signupExpiryHours * 3_600_000,
+    resetExpiryMs: settings.resetExpiryMinutes * 60_000,
+  });
   return {
     config,
     log,
     storage,
     secret,
     repositories,
-    accounts: new AccountService(repositories.accounts, secret),
+    accounts,
+    sessions,
+    apiKeys,
+    audit,
+    selfService,
+    mailer,
     catalog: new CatalogService(repositories.modules),
     modules,
     apps: new AppService(repositories.apps, modules, config.delivery.allowPrivateTargets),
@@ -98,8 +144,14 @@ export async function createContext(config: Config, options: ContextOptions = {}
       workers.push(worker);
       return worker.start();
     },
+    startMaintenance: () => {
+      const pruner = startAccountPruner({ audit, sessions, signups, resets }, log, { auditRetentionMs: settings.auditRetentionDays * 86_400_000 });
+      pruners.push(pruner);
+      return pruner;
+    },
     close: async () => {
-      await Promise.all(workers.map((worker) => worker.stop()));
+      await Promise.all([...workers.map((worker) => worker.stop()), ...pruners.map((pruner) => pruner.stop())]);
+      await mailer?.close();
       await storage.close();
     },
   };

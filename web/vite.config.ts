@@ -19,6 +19,20 @@ export default defineConfig({
     reportCompressedSize: true,
   },
   server: {
-    proxy: Object.fromEntries(proxied.map((path) => [path, { target: api, changeOrigin: true }])),
+    proxy: Object.fromEntries(
+      proxied.map((path) => [
+        path,
+        {
+          target: api,
+          changeOrigin: true,
+          // snsr accepts the session cookie only from its own origin: the page's (localhost:5173)
+          // becomes the API's, as if the dashboard were served by snsr itself.
+          configure: (proxy: { on(event: 'proxyReq', listener: (request: { getHeader(name: string): unknown; setHeader(name: string, value: string): void }) => void): void }) =>
+            proxy.on('proxyReq', (request) => {
+              if (request.getHeader('origin') !== undefined) request.setHeader('origin', new URL(api).origin);
+            }),
+        },
+      ]),
+    ),
   },
 });

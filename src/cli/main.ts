@@ -12,6 +12,7 @@ import { decodeCommand } from './commands/decode.js';
 import { simulateCommand } from './commands/simulate.js';
 import { workerCommand } from './commands/worker.js';
 import { deliveriesCommand } from './commands/deliveries.js';
+import { keysCommand } from './commands/keys.js';
 
 const program = new Command('snsr')
   .description('snsr: a self-hosted device cloud for Sigfox sensor modules')
@@ -21,6 +22,7 @@ const program = new Command('snsr')
   .addCommand(serveCommand())
   .addCommand(migrateCommand())
   .addCommand(accountsCommand())
+  .addCommand(keysCommand())
   .addCommand(catalogCommand())
   .addCommand(decodeCommand())
   .addCommand(simulateCommand())

@@ -1,9 +1,16 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { AccountsRepository } from '../storage/accounts-repository.js';
-import type { Account } from './types.js';
+import type { SignupsRepository } from '../storage/signups-repository.js';
+import type { Account, Authenticated } from './types.js';
+import type { ApiKeyService } from './api-keys.js';
+import { expired } from './api-keys.js';
+import type { SessionService } from './sessions.js';
+import { UNGUARDED } from './attempt-guard.js';
+import type { AttemptGuard } from './attempt-guard.js';
 import { badRequest, conflict, notFound, unauthorized } from './errors.js';
 import {
+  API_KEY_PREFIX,
   accountToken,
   deriveApiKey,
   hashPassword,
@@ -13,7 +20,14 @@ import {
   verifyPassword,
 } from './credentials.js';
 
-const EMAIL = /^[^\s@:]+@[^\s@:]+$/;
+export const EMAIL = /^[^\s@:]+@[^\s@:]+$/;
+
+/** The policy and the confirmation of a new password, in the caller's parameter names. */
+export function checkNewPassword(next: string, confirm: string, names = { newpwd: 'password', confirmpwd: 'repassword' }): void {
+  const problem = passwordProblem(next);
+  if (problem) throw badRequest(`${names.newpwd} ${problem}`);
+  if (next !== confirm) throw badRequest(`${names.confirmpwd} does not match ${names.newpwd}`);
+}
 
 export class AccountService {
   /**
@@ -26,32 +40,74 @@ export class AccountService {
   constructor(
     private readonly accounts: AccountsRepository,
     private readonly secret: string,
+    private readonly keys: ApiKeyService,
+    private readonly sessions: SessionService,
+    private readonly signups: SignupsRepository,
   ) {}
 
   async create(email: string, password: string): Promise<{ account: Account; token: string }> {
     if (!EMAIL.test(email)) throw badRequest(`email "${email}" is not an email address`);
     const problem = passwordProblem(password);
     if (problem) throw badRequest(`password ${problem}`);
-    const account = await this.accounts.create(email, await hashPassword(password), randomToken());
+    const account = await this.accounts.create({ email, passwordHash: await hashPassword(password), apiKeySalt: randomToken() });
     if (!account) throw conflict(`an account with email ${email.toLowerCase()} already exists`);
     return { account, token: this.token(account) };
   }
 
-  async byEmail(email: string): Promise<Account> {
+  /**
+   * The account; 404 when there is none, 401 when it was signed up for but not activated yet. With
+   * a guard (sign-in paths), trying unknown names counts as failing.
+   */
+  async byEmail(email: string, guard?: AttemptGuard): Promise<Account> {
     const account = await this.accounts.byEmail(email);
-    if (!account) throw notFound(`no developer account for ${email}`);
-    return account;
+    if (account) return account;
+    if (guard) {
+      await guard.allow();
+      await guard.failed();
+    }
+    if ((await this.signups.pendingCount(email.toLowerCase(), Date.now())) > 0) {
+      throw unauthorized(`the account ${email.toLowerCase()} is not activated yet: follow the link in the activation email`);
+    }
+    throw notFound(`no developer account for ${email}`);
+  }
+
+  /** Checks `email` with its password, its account API key or one of its named API keys. */
+  async authenticate(email: string, secret: string, guard: AttemptGuard = UNGUARDED): Promise<Account> {
+    return (await this.authenticateBasic(email, secret, guard)).account;
   }
 
   /**
-   * Checks `email` with either the account's password or its API key (the account token is the
-   * Basic credential `email:apikey`). Unknown account: 404, as the spec says; wrong secret: 401.
+   * Basic credentials `email:secret`, the secret being the account's derived API key (the account
+   * token), a named API key's secret, or the password. Unknown account: 404, as the spec says;
+   * wrong secret: 401. The cheap checks come first: scrypt only runs for what may be a password.
+   * The guard (failed-authentication limits) is asked before the password is hashed and told of
+   * every failure; keys and the account token are checked outside it: nobody guesses 192 bits.
    */
-  async authenticate(email: string, secret: string): Promise<Account> {
-    const account = await this.byEmail(email);
-    if (safeEqual(secret, this.apiKey(account))) return account;
-    if (await this.passwordMatches(account, secret)) return account;
-    throw unauthorized('invalid credentials');
+  async authenticateBasic(email: string, secret: string, guard: AttemptGuard = UNGUARDED): Promise<Authenticated> {
+    // A named key is found by its secret, with its account, in one query; the email must be its account's.
+    if (secret.startsWith(API_KEY_PREFIX)) {
+      const found = await this.keys.find(secret);
+      if (found && found.account.email === email.toLowerCase()) {
+        const { key, account } = found;
+        if (expired(key)) throw unauthorized(`the API key "${key.name}" expired on ${key.expires!.toISOString()}`);
+        return { account, credential: { kind: 'key', keyId: key.id, name: key.name, scope: key.scope } };
+      }
+    }
+    const account = await this.byEmail(email, guard);
+    if (safeEqual(secret, this.apiKey(account))) return { account, credential: { kind: 'token' } };
+    await guard.allow();
+    if (await this.passwordMatches(account, secret)) return { account, credential: { kind: 'password' } };
+    await guard.failed();
+    throw unauthorized(secret.startsWith(API_KEY_PREFIX) ? 'invalid credentials: no API key of this account has this secret (revoked?)' : 'invalid credentials');
+  }
+
+  /** The dashboard's sign-in: the password only, never a token or an API key. */
+  async checkPassword(email: string, password: string, guard: AttemptGuard = UNGUARDED): Promise<Account> {
+    const account = await this.byEmail(email, guard);
+    await guard.allow();
+    if (await this.passwordMatches(account, password)) return account;
+    await guard.failed();
+    throw unauthorized('the password is not right for this account');
   }
 
   token(account: Account): string {
@@ -64,11 +120,23 @@ export class AccountService {
     return this.token({ ...account, apiKeySalt });
   }
 
-  async updatePassword(account: Account, current: string, next: string, confirm: string): Promise<void> {
-    if (!(await this.passwordMatches(account, current))) throw unauthorized('currentpwd is not the current password');
-    const problem = passwordProblem(next);
-    if (problem) throw badRequest(`newpwd ${problem}`);
-    if (next !== confirm) throw badRequest('confirmpwd does not match newpwd');
+  /**
+   * Changes the password and ends every other dashboard session (`keepSession`, the caller's own,
+   * stays). A wrong current password is the spec's 401.
+   */
+  async updatePassword(account: Account, current: string, next: string, confirm: string, keepSession?: string, guard: AttemptGuard = UNGUARDED): Promise<void> {
+    await guard.allow();
+    if (!(await this.passwordMatches(account, current))) {
+      await guard.failed();
+      throw unauthorized('currentpwd is not the current password');
+    }
+    await this.setPassword(account, next, confirm, { newpwd: 'newpwd', confirmpwd: 'confirmpwd' });
+    await this.sessions.endAll(account.id, keepSession);
+  }
+
+  /** Sets a password after checking the policy and the confirmation; sessions are the caller's business. */
+  async setPassword(account: Account, next: string, confirm: string, names?: { newpwd: string; confirmpwd: string }): Promise<void> {
+    checkNewPassword(next, confirm, names);
     await this.accounts.update(account.id, { passwordHash: await hashPassword(next) });
   }
 

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (
@@ -40,6 +40,24 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 export const randomToken = (bytes = 16): string => randomBytes(bytes).toString('hex');
+
+/**
+ * What the database keeps of a random secret (session id, API key, emailed link): its SHA-256.
+ * The secrets carry 192 bits or more, so a fast hash is enough; scrypt would only slow every request.
+ */
+export const secretHash = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+
+/** A random secret for a cookie or a link: 256 bits, URL-safe. */
+export const randomSecret = (): string => randomBytes(32).toString('base64url');
+
+/** API key secrets start with this, so they are recognisable in a config file or a leak scanner. */
+export const API_KEY_PREFIX = 'snsr_';
+
+/** A new API key secret (`snsr_` and 192 random bits) and the prefix shown to tell keys apart. */
+export function newApiKeySecret(): { secret: string; prefix: string } {
+  const secret = `${API_KEY_PREFIX}${randomBytes(24).toString('base64url')}`;
+  return { secret, prefix: secret.slice(0, API_KEY_PREFIX.length + 8) };
+}
 
 function hmac(secret: string, text: string): Buffer {
   return createHmac('sha256', secret).update(text).digest();

@@ -4,9 +4,11 @@
  */
 export type ErrorCode =
   | 'unauthorized' // credentials or token missing or invalid
+  | 'forbidden' // authenticated, but the credential may not do this (a read-only API key writing)
   | 'not_found' // unknown, or not the caller's: the two are indistinguishable on purpose
   | 'bad_request' // a parameter is missing or malformed; the message names it
-  | 'conflict'; // the request is well-formed but clashes with existing state
+  | 'conflict' // the request is well-formed but clashes with existing state
+  | 'gone'; // a single-use or short-lived link that was used or has expired
 
 export class DomainError extends Error {
   constructor(
@@ -19,6 +21,8 @@ export class DomainError extends Error {
 }
 
 export const unauthorized = (message: string) => new DomainError('unauthorized', message);
+export const forbidden = (message: string) => new DomainError('forbidden', message);
 export const notFound = (message: string) => new DomainError('not_found', message);
 export const badRequest = (message: string) => new DomainError('bad_request', message);
 export const conflict = (message: string) => new DomainError('conflict', message);
+export const gone = (message: string) => new DomainError('gone', message);

@@ -9,6 +9,56 @@ export interface Account {
   apiKeySalt: string;
   gitAlias: string | null;
   createdAt: Date;
+  firstname: string | null;
+  lastname: string | null;
+}
+
+export type KeyScope = 'read' | 'full';
+
+/** How a request proved who it is: the audit log names it, and an API key's scope limits it. */
+export type Credential =
+  | { kind: 'session'; sessionHash: string }
+  | { kind: 'password' }
+  | { kind: 'token' }
+  | { kind: 'key'; keyId: number; name: string; scope: KeyScope }
+  /** an emailed activation or password-reset link */
+  | { kind: 'link' };
+
+export interface Authenticated {
+  account: Account;
+  credential: Credential;
+}
+
+export interface ApiKey {
+  id: number;
+  accountId: number;
+  name: string;
+  prefix: string;
+  scope: KeyScope;
+  created: Date;
+  expires: Date | null;
+  lastUsed: Date | null;
+}
+
+export interface Session {
+  /** SHA-256 of the cookie's id: what the database holds. */
+  idHash: string;
+  accountId: number;
+  created: Date;
+  lastUsed: Date;
+  /** Absolute expiry; the idle expiry is `lastUsed` plus the idle timeout. */
+  expires: Date;
+}
+
+export interface AuditEntry {
+  id: number;
+  accountId: number;
+  at: Date;
+  action: string;
+  credential: string | null;
+  keyName: string | null;
+  address: string | null;
+  detail: Record<string, unknown> | null;
 }
 
 export interface CatalogModule {

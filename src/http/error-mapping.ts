@@ -4,6 +4,8 @@ import type { ErrorCode } from '../domain/errors.js';
 export const STATUS_OF: Record<ErrorCode, number> = {
   bad_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
+  gone: 410,
 };

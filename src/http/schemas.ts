@@ -8,7 +8,7 @@ export const ErrorSchema = Type.Object(
 const ErrorRef = Type.Unsafe<{ statusCode: number; error: string; message: string }>({ $ref: 'Error#' });
 
 /** Response schemas for the success body and the error statuses a route can answer. */
-export function responses<T extends TSchema>(ok: T, ...errors: (400 | 401 | 404 | 409 | 413)[]) {
+export function responses<T extends TSchema>(ok: T, ...errors: (400 | 401 | 403 | 404 | 409 | 410 | 413)[]) {
   const map: Record<number, TSchema> = { 200: ok };
   for (const status of errors) map[status] = ErrorRef;
   return map as { 200: T } & Record<number, TSchema>;
@@ -21,6 +21,7 @@ export const ModuleItemSchema = Type.Object({ id: Type.String(), serial: Type.St
 
 export const SerialsBody = Type.Object({ serials: Type.Array(Type.String()) });
 
-export const Basic = [{ basic: [] }];
+/** Developer operations: Basic credentials (password, account token or API key), or the dashboard's session cookie. */
+export const Basic: Record<string, string[]>[] = [{ basic: [] }, { session: [] }];
 /** Device operations: the device token, or developer Basic credentials with `sn` naming the module. */
 export const DeviceKey: Record<string, string[]>[] = [{ deviceKey: [] }, { basic: [] }];

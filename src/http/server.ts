@@ -11,6 +11,8 @@ import { installErrorRendering } from './error-rendering.js';
 import { ErrorSchema } from './schemas.js';
 import { registerRoutes } from './routes/index.js';
 import { VERSION } from '../version.js';
+import { sessionsPlugin } from './plugins/sessions.js';
+import { auditPlugin } from './plugins/audit.js';
 
 
 /** Builds the HTTP app on a context; `listen` is the caller's business (tests use `inject`). */
@@ -49,7 +51,8 @@ export async function buildServer(context: Context): Promise<Server> {
       },
       components: {
         securitySchemes: {
-          basic: { type: 'http', scheme: 'basic', description: 'email:password, or the account token as the whole credential' },
+          basic: { type: 'http', scheme: 'basic', description: 'email:password, or the account token or an API key token as the whole credential' },
+          session: { type: 'apiKey', in: 'cookie', name: 'snsr_session', description: "the dashboard's session (POST /iot/developers/session.json); same origin only" },
           deviceKey: { type: 'apiKey', in: 'header', name: 'X-Snsr-Device-Key', description: 'token from GET /iot/devices/crc.json' },
           network: { type: 'http', scheme: 'bearer', description: 'SNSR_NETWORK_TOKEN' },
         },
@@ -57,6 +60,8 @@ export async function buildServer(context: Context): Promise<Server> {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  await sessionsPlugin(app, context);
+  await auditPlugin(app, context);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await registerRoutes(app, context);

@@ -16,6 +16,11 @@ export interface Database {
   rinfos: RinfosTable;
   messages: MessagesTable;
   deliveries: DeliveriesTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
+  audit_log: AuditLogTable;
+  signups: SignupsTable;
+  password_resets: PasswordResetsTable;
 }
 
 export interface SettingsTable {
@@ -31,6 +36,8 @@ export interface AccountsTable {
   api_key_salt: string;
   git_alias: string | null;
   created_at: number;
+  firstname: string | null;
+  lastname: string | null;
 }
 
 /** The operator's catalog of manufactured modules, and which account registered each. */
@@ -148,6 +155,68 @@ export interface DeliveriesTable {
   delivered_at: number | null;
 }
 
+/** A dashboard session; the cookie carries the id, the table only its SHA-256. */
+export interface SessionsTable {
+  id_hash: string;
+  account_id: number;
+  created_at: number;
+  /** Moved forward at most once a minute: the idle expiry's clock, without a write per request. */
+  last_used_at: number;
+  /** The absolute expiry. */
+  expires_at: number;
+  address: string | null;
+  user_agent: string | null;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  /** The secret's first characters, shown to tell keys apart. */
+  prefix: string;
+  /** SHA-256 of the secret (hex): the secret is random and long, so a slow hash adds nothing. */
+  secret_hash: string;
+  /** `read` or `full`. */
+  scope: string;
+  created_at: number;
+  expires_at: number | null;
+  /** Moved forward at most once a minute. */
+  last_used_at: number | null;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  account_id: number;
+  at: number;
+  action: string;
+  /** `session`, `password`, `token`, `key`, `link` (an emailed link) or `operator` (the CLI). */
+  credential: string | null;
+  key_name: string | null;
+  address: string | null;
+  /** JSON object, or NULL. */
+  detail: string | null;
+}
+
+export interface SignupsTable {
+  id: Generated<number>;
+  email: string;
+  password_hash: string;
+  firstname: string | null;
+  lastname: string | null;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+  activated_at: number | null;
+}
+
+export interface PasswordResetsTable {
+  token_hash: string;
+  account_id: number;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
 export type AccountRow = Selectable<AccountsTable>;
 export type ModuleRow = Selectable<ModulesTable>;
 export type DeviceRow = Selectable<DevicesTable>;
@@ -158,3 +227,7 @@ export type RinfoRow = Selectable<RinfosTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type NewMessage = Insertable<MessagesTable>;
 export type DeliveryRow = Selectable<DeliveriesTable>;
+export type SessionRow = Selectable<SessionsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type AuditRow = Selectable<AuditLogTable>;
+export type SignupRow = Selectable<SignupsTable>;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { chromium } from 'playwright-core';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { snsr, startSnsr } from '../helpers/cli.js';
 
 /** Debian's Chromium; `.ci/run` installs it. */
@@ -29,6 +29,23 @@ export function launchChromium(): Promise<Browser> {
     // closed network only adds noise and delay.
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/**
+ * A desktop-sized page for the dashboard at `url`, with clipboard access, a 15 s default wait, and
+ * every page error, uncaught exception and CSP violation collected in `errors`.
+ */
+export async function openDashboard(browser: Browser, url: string): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content.Security.Policy|Uncaught/i.test(message.text())) errors.push(message.text());
+  });
+  return { context, page, errors };
 }
 
 export const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
@@ -75,19 +92,20 @@ export interface RunningSnsr {
 }
 
 /**
- * The built binary serving on a free port with a fresh SQLite database, an account made with
- * `accounts create`, the catalog imported with `catalog import`, and callbacks that give up after
- * one attempt so a failed delivery shows within a second.
+ * The built binary serving on a free port (or `extra.PORT`) with a fresh SQLite database, an
+ * account made with `accounts create`, the catalog imported with `catalog import`, and callbacks
+ * that give up after one attempt so a failed delivery shows within a second. `extra` adds settings.
  */
-export async function startServer(): Promise<RunningSnsr> {
+export async function startServer(extra: Record<string, string> = {}): Promise<RunningSnsr> {
   const dir = mkdtempSync(join(tmpdir(), 'snsr-web-'));
-  const env = {
+  const env: Record<string, string> = {
     SNSR_DATABASE_URL: join(dir, 'snsr.sqlite'),
     SNSR_SECRET: 'browser-test-secret',
     SNSR_NETWORK_TOKEN: NETWORK_TOKEN,
     SNSR_CALLBACK_ALLOW_PRIVATE: 'true',
     SNSR_DELIVERY_BACKOFF_MS: '50',
     SNSR_DELIVERY_MAX_ATTEMPTS: '1',
+    ...extra,
   };
   const created = await snsr(['accounts', 'create', '--email', EMAIL, '--password', PASSWORD], env);
   if (created.code !== 0) throw new Error(`accounts create failed: ${created.stderr}`);
@@ -96,7 +114,7 @@ export async function startServer(): Promise<RunningSnsr> {
   const imported = await snsr(['catalog', 'import', catalog], env);
   if (imported.code !== 0) throw new Error(`catalog import failed: ${imported.stderr}`);
 
-  const { child, output } = await startSnsr(['serve'], { ...env, PORT: '0', HOST: '127.0.0.1' });
+  const { child, output } = await startSnsr(['serve'], { PORT: '0', ...env, HOST: '127.0.0.1' });
   const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())?.[1];
   if (!port) throw new Error(`no port in the server output:\n${output()}`);
   const url = `http://127.0.0.1:${port}`;

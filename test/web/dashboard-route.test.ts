@@ -85,6 +85,16 @@ describe('dashboard serving (built files, SPA fallback, API 404s)', () => {
     }
   });
 
+  it("serves the dashboard at the original portal's activation page, /dashboards/developer.html, whatever the Accept", async () => {
+    for (const headers of [HTML, {}]) {
+      const response = await server.app.inject({ url: '/dashboards/developer.html', headers });
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toBe(INDEX);
+      expect(response.headers['content-security-policy']).toMatch(/default-src 'self'/);
+    }
+    expect((await server.app.inject({ url: '/dashboards/other.html', headers: HTML })).statusCode).toBe(404);
+  });
+
   it('serves hashed assets as immutable and other files with revalidation', async () => {
     const asset = await server.app.inject({ url: '/assets/index-abc123.js' });
     expect(asset.statusCode).toBe(200);

@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders, Server as HttpServer } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snsr } from '../helpers/cli.js';
-import { EMAIL, NETWORK_TOKEN, PASSWORD, chromiumAvailable, closedPort, launchChromium, screenshot, startServer } from './browser.js';
+import { EMAIL, NETWORK_TOKEN, PASSWORD, chromiumAvailable, closedPort, launchChromium, openDashboard, screenshot, startServer } from './browser.js';
 import type { RunningSnsr } from './browser.js';
 
 interface Device {
@@ -56,7 +56,7 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
   let page: Page;
   let callbackPort: number;
   let appId: number;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
   let password = PASSWORD;
 
   const open = async (path: string) => {
@@ -74,14 +74,7 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
     callbackPort = await closedPort();
     server = await startServer();
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
-    page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error' && /Content.Security.Policy|Uncaught/i.test(message.text())) pageErrors.push(message.text());
-    });
+    ({ context, page, errors: pageErrors } = await openDashboard(browser, server.url));
   }, 60_000);
 
   afterAll(async () => {
@@ -104,6 +97,11 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
     await signIn(page, PASSWORD);
     await heading('My Account').waitFor();
     expect(new URL(page.url()).pathname).toBe('/account');
+    // The session is an HttpOnly cookie: the page can read neither it nor any stored credential.
+    const cookies = await context.cookies(server.url);
+    expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([['snsr_session', true, 'Strict']]);
+    expect(await page.evaluate<string>('document.cookie')).toBe('');
+    expect(await page.evaluate<number>('sessionStorage.length + localStorage.length')).toBe(0);
     await page.reload();
     await heading('My Account').waitFor();
 
@@ -136,7 +134,7 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
     expect(regenerated).not.toBe(server.token);
     expect((await server.api('/iot/developers/account.json', { auth: `Basic ${server.token}` })).status).toBe(401);
     expect((await server.api('/iot/developers/account.json', { auth: `Basic ${regenerated}` })).status).toBe(200);
-    // The session holds the new token: reloading keeps working.
+    // The session is not the token: the dashboard goes on after a regeneration.
     await page.reload();
     await heading('My Account').waitFor();
 
@@ -145,8 +143,21 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
     await status('Git alias saved.').waitFor();
     expect((await server.api<{ gitAlias: string }>('/iot/developers/account.json')).body.gitAlias).toBe('dev-alias');
 
+    // A wrong current password is said at the field; the user stays signed in.
+    await page.getByLabel('Current password').fill('Wrong999');
+    await page.getByLabel('New password', { exact: true }).fill('NewSecret456');
+    await page.getByLabel('Confirm new password').fill('NewSecret456');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('This is not your current password.').waitFor();
+    expect(await page.getByLabel('Current password').getAttribute('aria-invalid')).toBe('true');
+    await page.getByRole('alert').filter({ hasText: 'the current password is not right' }).waitFor();
+    await heading('My Account').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await screenshot(page, 'account-wrong-password', 1800);
+
     const rules = page.getByRole('list', { name: 'Password rules' });
     await page.getByLabel('Current password').fill(PASSWORD);
+    expect(await page.getByLabel('Current password').getAttribute('aria-invalid')).toBeNull();
     await page.getByLabel('New password', { exact: true }).fill('abc');
     await rules.getByText('At least 6 characters: not met yet').waitFor();
     await rules.getByText('A lower-case letter: met').waitFor();
@@ -443,13 +454,16 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
       ['/account', 'My Account'],
       [`/apps/${appId}`, 'Greenhouse'],
       ['/decoder?frame=020300189167&protocol=UDM23', 'Decoder'],
+      ['/keys', 'API keys'],
+      ['/audit', 'Audit log'],
     ] as const) {
       await open(path);
       await heading(title).waitFor();
       await page.waitForLoadState('networkidle');
       // Nothing wider than the screen: no sideways scrolling of the page.
       expect(await page.evaluate<number>('document.documentElement.scrollWidth'), path).toBeLessThanOrEqual(390);
-      for (const tab of ['My Account', 'Apps', 'Modules', 'Decoder']) expect(await page.getByRole('link', { name: tab, exact: true }).isVisible()).toBe(true);
+      const tabs = page.getByRole('navigation', { name: 'Dashboard' });
+      for (const tab of ['My Account', 'Apps', 'Modules', 'Decoder', 'API keys', 'Audit log']) expect(await tabs.getByRole('link', { name: tab, exact: true }).count()).toBe(1);
     }
     await open('/modules/C0FE');
     await page.locator('table.messages tbody tr').first().waitFor();
@@ -472,24 +486,51 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
     await page.getByRole('region', { name: 'Decoded' }).getByText('3.30 V', { exact: true }).waitFor();
   }, 60_000);
 
-  it('ends the session, saying why, when its token stops working', async () => {
+  it('ends the session, saying why, when the password is changed elsewhere', async () => {
     await open('/modules');
     await heading('Modules').waitFor();
-    // Regenerated elsewhere (another tab, a script): the token the dashboard holds is dead.
+    // A token regenerated elsewhere is no reason to end the session: it is not the session.
     expect((await server.api('/iot/developers/token.json', { method: 'POST' })).status).toBe(200);
-    // By URL, not by clicking: a background request may have met the dead token first and already
-    // shown the sign-in page, where there is no Apps link to click.
     await open('/apps');
-    await page.getByRole('heading', { name: 'Sign in to the developer dashboard' }).waitFor();
-    await page.getByText(/You were signed out: .*invalid credentials/).waitFor();
-    await signIn(page, password);
     await heading('Apps').waitFor();
+    // A password changed elsewhere (a script, another browser) ends every other session.
+    const changed = await server.api('/iot/developers/updatePassword.json', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ currentpwd: password, newpwd: 'Elsewhere789', confirmpwd: 'Elsewhere789' }),
+    });
+    expect(changed.status).toBe(200);
+    password = 'Elsewhere789';
+    server.setPassword(password);
+    // The next call from the page meets the ended session (the Apps page polls nothing).
+    await page.getByRole('link', { name: 'Modules' }).click();
+    await page.getByRole('heading', { name: 'Sign in to the developer dashboard' }).waitFor();
+    await page.getByText(/You were signed out: .*session has ended/).waitFor();
+    await signIn(page, password);
+    await heading('Modules').waitFor();
+    // A page loaded with a cookie the server no longer honours says so too.
+    await server.api('/iot/developers/updatePassword.json', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ currentpwd: password, newpwd: 'Elsewhere790', confirmpwd: 'Elsewhere790' }),
+    });
+    password = 'Elsewhere790';
+    server.setPassword(password);
+    await page.reload();
+    await page.getByText(/Your session has ended .*sign in again/).waitFor();
+    await signIn(page, password);
+    await heading('Modules').waitFor();
   }, 30_000);
 
   it('signs out, and the browser console stayed free of errors and CSP violations', async () => {
+    const [cookie] = await context.cookies(server.url);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to the developer dashboard' }).waitFor();
-    expect(await page.evaluate<number>('sessionStorage.length')).toBe(0);
+    expect(await context.cookies(server.url)).toEqual([]);
+    expect(await page.evaluate<number>('sessionStorage.length + localStorage.length')).toBe(0);
+    // The old cookie is dead on the server, not just forgotten by the browser.
+    const replayed = await fetch(`${server.url}/iot/developers/apps.json`, { headers: { cookie: `snsr_session=${cookie!.value}` } });
+    expect(replayed.status).toBe(401);
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in to the developer dashboard' }).waitFor();
     expect(pageErrors).toEqual([]);

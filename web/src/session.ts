@@ -1,43 +1,42 @@
-// The signed-in developer. sessionStorage survives a reload but not closing the browser (or tab),
-// which is what a dashboard holding a credential should do. The account token is kept, never the
-// password: it is revocable from My Account, and a password change does not end the session.
+// Who is signed in, as the server said. The session itself is an HttpOnly cookie the page cannot
+// read: the browser keeps no password and no token, only the email to show and what the server
+// offers (sign-up, password reset). Everything here lives in memory and is asked again on load.
 
-export interface Session {
-  email: string;
-  /** The account token: the whole Basic credential, base64(email:api key). */
-  token: string;
+export interface Offer {
+  signup: 'open' | 'closed';
+  passwordReset: boolean;
 }
 
-const KEY = 'snsr.session';
-type Listener = (current: Session | null, reason?: string) => void;
+export type SessionState =
+  | { status: 'loading' }
+  | { status: 'signed-out'; reason?: string | undefined }
+  | { status: 'signed-in'; email: string };
+
+type Listener = (state: SessionState) => void;
 const listeners = new Set<Listener>();
+let state: SessionState = { status: 'loading' };
+let offer: Offer = { signup: 'closed', passwordReset: false };
 
-function read(): Session | null {
-  try {
-    const value = JSON.parse(sessionStorage.getItem(KEY) ?? 'null') as Partial<Session> | null;
-    return value && typeof value.email === 'string' && typeof value.token === 'string' ? { email: value.email, token: value.token } : null;
-  } catch {
-    return null;
-  }
-}
-
-function write(value: Session | null, reason?: string): void {
-  if (value) sessionStorage.setItem(KEY, JSON.stringify(value));
-  else sessionStorage.removeItem(KEY);
-  for (const listener of listeners) listener(value, reason);
+function set(next: SessionState): void {
+  state = next;
+  for (const listener of listeners) listener(next);
 }
 
 export const session = {
-  get: read,
-  start: (value: Session) => write(value),
-  /** The token changed (regenerated from My Account): later calls use the new one. */
-  replaceToken: (token: string) => {
-    const current = read();
-    if (current) write({ ...current, token });
+  state: (): SessionState => state,
+  /** The signed-in email, or null. */
+  email: (): string | null => (state.status === 'signed-in' ? state.email : null),
+  offer: (): Offer => offer,
+  setOffer: (next: Offer) => {
+    offer = next;
+    set(state);
   },
-  end: () => write(null),
-  /** The API refused the stored token: sign out, telling the user why. */
-  expire: (reason: string) => write(null, `You were signed out: ${reason}.`),
+  start: (email: string) => set({ status: 'signed-in', email }),
+  end: (reason?: string) => set({ status: 'signed-out', reason }),
+  /** The API refused the session (it ended elsewhere, or expired): sign out, saying why. */
+  expire: (reason: string) => {
+    if (state.status === 'signed-in') set({ status: 'signed-out', reason: `You were signed out: ${reason}.` });
+  },
   subscribe: (listener: Listener) => {
     listeners.add(listener);
     return () => void listeners.delete(listener);

@@ -27,5 +27,19 @@ export function accountsCommand(): Command {
         console.log(options.regenerate ? await context.accounts.regenerateToken(account) : context.accounts.token(account));
       });
     });
+  accounts
+    .command('password')
+    .description("set an account's password (when its owner cannot reset it by email); ends its dashboard sessions")
+    .requiredOption('--email <email>', 'login of the account')
+    .requiredOption('--password <password>', 'at least 6 characters with upper case, lower case and a digit')
+    .action(async (options: { email: string; password: string }) => {
+      await withContext(async (context) => {
+        const account = await context.accounts.byEmail(options.email);
+        await context.accounts.setPassword(account, options.password, options.password);
+        const ended = await context.sessions.endAll(account.id);
+        await context.audit.record({ accountId: account.id, action: 'password.reset', actor: { kind: 'operator' }, address: null });
+        console.log(`password of ${account.email} changed; ${ended} dashboard session(s) ended`);
+      });
+    });
   return accounts;
 }

@@ -25,5 +25,6 @@ export function serveCommand(): Command {
       context.log.info(`snsr listening on ${address} (database: ${context.storage.capabilities.dialect})`);
       // Callbacks are sent from this process unless dedicated workers do it; `context.close()` stops it.
       if (options.worker) context.startWorker();
+      context.startMaintenance();
     });
 }

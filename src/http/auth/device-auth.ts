@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import type { DeviceScope } from '../../domain/devices.js';
 import { unauthorized } from '../../domain/errors.js';
 import { input, optionalString } from '../params.js';
-import { authenticateDeveloper } from './developer-auth.js';
+import { authenticateDeveloper, hasDeveloperCredentials } from './developer-auth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -32,7 +32,7 @@ function deviceKey(request: FastifyRequest): string | undefined {
 export async function authenticateDevice(context: Context, request: FastifyRequest): Promise<DeviceScope> {
   const token = deviceKey(request);
   if (token !== undefined) return context.devices.byToken(token);
-  if (request.headers.authorization !== undefined) {
+  if (hasDeveloperCredentials(request)) {
     const account = await authenticateDeveloper(context, request);
     return context.devices.byDeveloper(account.id, optionalString(input(request), 'sn'));
   }

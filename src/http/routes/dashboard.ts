@@ -71,7 +71,8 @@ export async function dashboardRoutes(app: Server, context: Context, root: strin
 
   app.get('/*', { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0]!;
-    if (path === '/' || path === '/index.html') return sendIndex(reply);
+    // The original portal's activation emails link to /dashboards/developer.html#?uuid=…: the same page.
+    if (path === '/' || path === '/index.html' || path === '/dashboards/developer.html') return sendIndex(reply);
     const file = API_PATH.test(path) ? undefined : await builtFile(root, path);
     if (file) {
       const immutable = file.startsWith('assets/');

@@ -11,6 +11,11 @@ import { decodeRoutes } from './developers/decode.js';
 import { deviceRoutes, legacyDeviceRoutes } from './devices/index.js';
 import { uplinkRoutes } from './network/uplink.js';
 import { dashboardRoutes } from './dashboard.js';
+import { sessionRoutes } from './developers/session.js';
+import { keyRoutes } from './developers/keys.js';
+import { auditRoutes } from './developers/audit.js';
+import { registerRoute, selfServiceRoutes } from './developers/self-service.js';
+import { profileRoutes } from './developers/profile.js';
 
 /** The one place routes are registered; each folder is a URL prefix with its own auth hook. */
 export async function registerRoutes(app: Server, context: Context): Promise<void> {
@@ -24,9 +29,25 @@ export async function registerRoutes(app: Server, context: Context): Promise<voi
       await moduleRoutes(scope, context);
       await deliveryRoutes(scope, context);
       await decodeRoutes(scope, context);
+      await keyRoutes(scope, context);
+      await auditRoutes(scope, context);
     },
     { prefix: '/iot/developers' },
   );
+  // Open: sign-in, sign-up, activation and reset links authenticate themselves.
+  await app.register(
+    async (scope) => {
+      await sessionRoutes(scope, context);
+      await selfServiceRoutes(scope, context);
+    },
+    { prefix: '/iot/developers' },
+  );
+  await app.register(async (scope) => registerRoute(scope, context), { prefix: '/mcs' });
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', developerAuth(context));
+    await profileRoutes(scope, context, '/iot');
+    await profileRoutes(scope, context, '/mcs');
+  });
   await app.register(async (scope) => deviceRoutes(scope, context), { prefix: '/iot/devices' });
   await app.register(async (scope) => legacyDeviceRoutes(scope, context), { prefix: '/mcs/devices' });
   await app.register(async (scope) => uplinkRoutes(scope, context), { prefix: '/network/sigfox' });

@@ -1,7 +1,11 @@
-import { basic, request } from './client';
+import { request } from './client';
 import type {
   Account,
+  ApiKey,
   App,
+  AuditEntry,
+  CreatedKey,
+  KeyScope,
   AppInput,
   Decoded,
   Delivery,
@@ -14,21 +18,39 @@ import type {
   ModuleItem,
   Protocol,
   Registration,
+  SessionInfo,
+  SessionStatus,
+  SignupForm,
 } from './types';
 
 const DEV = '/iot/developers';
 
 /** Every API operation the dashboard uses, one function each. */
 export const api = {
-  /** Checks email and password: resolves, or rejects with 401 (wrong password) / 404 (no account). */
-  authenticate: (email: string, password: string) =>
-    request<void>('/security/authentication', { authorization: basic(email, password), read: 'none' }),
-  accountWith: (email: string, password: string) => request<Account>(`${DEV}/account.json`, { authorization: basic(email, password) }),
+  /** Whether the cookie holds a session, and whether the server offers sign-up and password reset. */
+  sessionStatus: () => request<SessionStatus>(`${DEV}/session.json`, { keepSessionOn401: true }),
+  /** Rejects with 401 (wrong password, or not activated) or 404 (no account). */
+  signIn: (email: string, password: string) =>
+    request<SessionInfo>(`${DEV}/session.json`, { method: 'POST', body: { email, password }, keepSessionOn401: true }),
+  signOut: () => request<void>(`${DEV}/session.json`, { method: 'DELETE', read: 'none', keepSessionOn401: true }),
+  signUp: (form: SignupForm) => request<void>(`${DEV}/register.json`, { method: 'POST', body: form, read: 'none' }),
+  activate: (uuid: string) => request<void>(`${DEV}/activatation/${encodeURIComponent(uuid)}`, { method: 'POST', read: 'none' }),
+  forgotPassword: (email: string) => request<void>(`${DEV}/password/forgot.json`, { method: 'POST', body: { email }, read: 'none' }),
+  resetPassword: (token: string, password: string, repassword: string) =>
+    request<void>(`${DEV}/password/reset.json`, { method: 'POST', body: { token, password, repassword }, read: 'none' }),
+  deleteAccount: (email: string) => request<void>('/iot/developers.json', { method: 'DELETE', query: { email }, read: 'none' }),
+
+  keys: () => request<ApiKey[]>(`${DEV}/keys.json`),
+  createKey: (name: string, scope: KeyScope, expires: number | null) =>
+    request<CreatedKey>(`${DEV}/keys.json`, { method: 'POST', body: { name, scope, expires } }),
+  revokeKey: (id: number) => request<ApiKey>(`${DEV}/keys.json`, { method: 'DELETE', query: { id } }),
+  audit: (options: { limit?: number; before?: number }) => request<AuditEntry[]>(`${DEV}/audit.json`, { query: options }),
 
   account: () => request<Account>(`${DEV}/account.json`),
   regenerateToken: () => request<{ token: string }>(`${DEV}/token.json`, { method: 'POST' }),
   updatePassword: (email: string, currentpwd: string, newpwd: string, confirmpwd: string) =>
-    request<void>(`${DEV}/updatePassword.json`, { method: 'POST', body: { email, currentpwd, newpwd, confirmpwd }, read: 'none' }),
+    // A wrong current password is the spec's 401: an answer to show in the form, not a lost session.
+    request<void>(`${DEV}/updatePassword.json`, { method: 'POST', body: { email, currentpwd, newpwd, confirmpwd }, read: 'none', keepSessionOn401: true }),
   registerGit: (email: string, gitAlias: string) =>
     request<void>(`${DEV}/registerGit.json`, { method: 'POST', body: { email, gitAlias }, read: 'none' }),
 

@@ -16,21 +16,13 @@ export interface RequestOptions {
   method?: 'GET' | 'POST' | 'DELETE';
   query?: Query;
   body?: unknown;
-  /** An explicit Authorization header (sign-in checks credentials before there is a session). */
-  authorization?: string;
+  /**
+   * A 401 here is an answer, not a lost session: sign-in, and a wrong current password in the
+   * change-password form (the spec answers 401), which must not sign the user out.
+   */
+  keepSessionOn401?: boolean;
   /** What to read from a 200: JSON (default), text, a Blob, or nothing. */
   read?: 'json' | 'text' | 'blob' | 'none';
-}
-
-/** base64 of UTF-8 text: `btoa` alone only takes Latin-1. */
-export function base64(text: string): string {
-  let binary = '';
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
-export function basic(email: string, password: string): string {
-  return `Basic ${base64(`${email}:${password}`)}`;
 }
 
 export function url(path: string, query: Query = {}): string {
@@ -52,14 +44,12 @@ async function errorMessage(response: Response): Promise<string> {
 }
 
 /**
- * Calls the API with the session's credentials. A 401 on a signed-in call means the token was
- * regenerated elsewhere or the account changed: the session ends and the sign-in page shows.
+ * Calls the API; the browser sends the session cookie (same origin only: the server refuses it
+ * from anywhere else). A 401 on a signed-in call means the session ended (signed out elsewhere,
+ * idle too long, password changed or reset): the sign-in page shows, saying why.
  */
 export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const current = session.get();
-  const authorization = options.authorization ?? (current ? `Basic ${current.token}` : undefined);
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (authorization) headers.authorization = authorization;
   let body: string | undefined;
   if (options.body !== undefined) {
     headers['content-type'] = 'application/json';
@@ -67,13 +57,13 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   }
   let response: Response;
   try {
-    response = await fetch(url(path, options.query), { method: options.method ?? 'GET', headers, body, credentials: 'omit' });
+    response = await fetch(url(path, options.query), { method: options.method ?? 'GET', headers, body, credentials: 'same-origin' });
   } catch {
     throw new ApiError(0, 'the server cannot be reached; check your connection');
   }
   if (!response.ok) {
     const message = await errorMessage(response);
-    if (response.status === 401 && !options.authorization && current) session.expire(message);
+    if (response.status === 401 && !options.keepSessionOn401) session.expire(message);
     throw new ApiError(response.status, message);
   }
   switch (options.read ?? 'json') {

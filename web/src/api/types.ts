@@ -4,9 +4,61 @@ export type Protocol = 'UDM22' | 'UDM23';
 
 export interface Account {
   email: string;
+  firstname?: string;
+  lastname?: string;
   gitAlias?: string;
   token: string;
   created: string;
+}
+
+export interface SessionInfo {
+  email: string;
+  created: number;
+  expires: number;
+}
+
+export interface SessionStatus {
+  signedIn: boolean;
+  /** The browser sent a session cookie that no longer holds a session. */
+  ended?: boolean;
+  session?: SessionInfo;
+  signup: 'open' | 'closed';
+  passwordReset: boolean;
+}
+
+export interface SignupForm {
+  email: string;
+  password: string;
+  repassword: string;
+  firstname: string;
+  lastname: string;
+}
+
+export type KeyScope = 'read' | 'full';
+
+export interface ApiKey {
+  id: number;
+  name: string;
+  prefix: string;
+  scope: KeyScope;
+  created: number;
+  expires: number | null;
+  last_used: number | null;
+}
+
+export interface CreatedKey extends ApiKey {
+  secret: string;
+  token: string;
+}
+
+export interface AuditEntry {
+  id: number;
+  action: string;
+  at: number;
+  credential: string | null;
+  key?: string;
+  address: string | null;
+  detail?: Record<string, unknown>;
 }
 
 export interface App {

@@ -18,12 +18,14 @@ interface TextFieldProps {
   spellcheck?: boolean;
   /** Another element describing the input (the hint is added when there is one). */
   describedBy?: string;
+  /** What is wrong with the value, shown under the field and announced with it. */
+  error?: string | undefined;
 }
 
 /** An input with its label and hint tied to it (for= and aria-describedby). */
-export function TextField({ label, value, onValue, type = 'text', hint, mono, class: className, describedBy, ...rest }: TextFieldProps) {
+export function TextField({ label, value, onValue, type = 'text', hint, mono, class: className, describedBy, error, ...rest }: TextFieldProps) {
   const id = useId();
-  const described = [describedBy, hint ? `${id}-hint` : undefined].filter(Boolean).join(' ');
+  const described = [describedBy, hint ? `${id}-hint` : undefined, error ? `${id}-error` : undefined].filter(Boolean).join(' ');
   return (
     <div class={`field ${className ?? ''}`}>
       <label for={id}>{label}</label>
@@ -35,11 +37,17 @@ export function TextField({ label, value, onValue, type = 'text', hint, mono, cl
         value={value}
         onInput={(event) => onValue(event.currentTarget.value)}
         aria-describedby={described || undefined}
+        aria-invalid={error ? true : undefined}
         {...rest}
       />
       {hint && (
         <p id={`${id}-hint`} class="hint">
           {hint}
+        </p>
+      )}
+      {error && (
+        <p id={`${id}-error`} class="field-error">
+          {error}
         </p>
       )}
     </div>

@@ -61,11 +61,18 @@ export async function appRoutes(app: Server, context: Context): Promise<void> {
   });
 
   app.post('/apps.json', {
+    config: {
+      audit: {
+        action: (request) => (appInput(input(request)).id === undefined ? 'app.create' : 'app.update'),
+        detail: (_request, answer) => ({ id: (answer as { id?: number } | undefined)?.id, name: (answer as { name?: string } | undefined)?.name }),
+      },
+    },
     schema: { tags: ['developer'], summary: 'Create an app, or update one when the object has an id', security: Basic, body: Type.Optional(AppBody), response: responses(AppSchema, 400, 401, 404) },
     handler: async (request) => presentApp(await context.apps.save(request.account.id, appInput(input(request))), timeZone),
   });
 
   app.delete('/apps.json', {
+    config: { audit: 'app.delete' },
     schema: { tags: ['developer'], summary: 'Delete an app', security: Basic, querystring: IdParam, response: responses(Empty, 400, 401, 404) },
     handler: async (request) => {
       await context.apps.delete(request.account.id, requiredInteger(input(request), 'id'));
@@ -73,6 +80,7 @@ export async function appRoutes(app: Server, context: Context): Promise<void> {
   });
 
   app.post('/apps/:idApp/modules/attach.json', {
+    config: { audit: { action: 'app.attach', detail: (request) => ({ app: (request.params as { idApp: number }).idApp, serials: serials(request.body) }) } },
     schema: { tags: ['developer'], summary: 'Attach modules to an app', security: Basic, params: AppPath, body: Type.Optional(SerialsBody), response: responses(Empty, 400, 401, 404) },
     handler: async (request) => {
       await context.apps.attach(request.account.id, request.params.idApp, serials(request.body));
@@ -80,6 +88,7 @@ export async function appRoutes(app: Server, context: Context): Promise<void> {
   });
 
   app.post('/apps/:idApp/modules/detach.json', {
+    config: { audit: { action: 'app.detach', detail: (request) => ({ app: (request.params as { idApp: number }).idApp, serials: serials(request.body) }) } },
     schema: { tags: ['developer'], summary: 'Detach modules from an app', security: Basic, params: AppPath, body: Type.Optional(SerialsBody), response: responses(Empty, 400, 401, 404) },
     handler: async (request) => {
       await context.apps.detach(request.account.id, request.params.idApp, serials(request.body));

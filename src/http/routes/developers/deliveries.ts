@@ -28,6 +28,7 @@ export async function deliveryRoutes(app: Server, context: Context): Promise<voi
   });
 
   app.post('/apps/:idApp/deliveries/:id/retry.json', {
+    config: { audit: { action: 'delivery.retry', detail: (request) => ({ app: (request.params as { idApp: number }).idApp, delivery: (request.params as { id: number }).id }) } },
     schema: {
       tags: ['developer'],
       summary: 'Queue a failed delivery again, from its first attempt',

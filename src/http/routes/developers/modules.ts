@@ -41,6 +41,7 @@ function registrations(body: unknown): { serial: string; key: string }[] {
 /** Operations 8–11. */
 export async function moduleRoutes(app: Server, context: Context): Promise<void> {
   app.post('/modules.json', {
+    config: { audit: { action: 'module.register', detail: (_request, answer) => answer as Record<string, unknown> } },
     schema: {
       tags: ['developer'],
       summary: 'Register modules by serial and key (or PAC)',
@@ -52,6 +53,7 @@ export async function moduleRoutes(app: Server, context: Context): Promise<void>
   });
 
   app.delete('/modules.json', {
+    config: { audit: 'module.unregister' },
     schema: { tags: ['developer'], summary: 'Unregister a module (detaches it from every app)', security: Basic, querystring: ModuleParams, response: responses(Empty, 400, 401, 404) },
     handler: async (request) => {
       const params = input(request);

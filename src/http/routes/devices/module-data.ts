@@ -15,6 +15,7 @@ const AnyBody = Type.Optional(Type.Unknown({ description: 'empty, {}, or a JSON 
 /** Operations 17, 21 and 22: the module's PAC, its children, and clearing its messages. */
 export async function moduleDataRoutes(app: Server, context: Context): Promise<void> {
   app.post('/pacs.csv', {
+    config: { access: 'read' },
     schema: { tags: ['device'], summary: 'The module’s PAC number, as CSV', security: DeviceKey, querystring: SnQuery, body: AnyBody, response: responses(Type.String(), 400, 401, 404) },
     handler: async (request, reply) => {
       const { serial, pac } = await context.devices.pac(request.deviceScope, sn(input(request)));
