@@ -41,7 +41,13 @@ export async function migrateToLatest(
   db: Kysely<Database>,
   capabilities: Capabilities,
 ): Promise<MigrationResultSet> {
-  const migrator = new Migrator({ db, provider: new SqlFileProvider(join(root, capabilities.dialect)) });
+  // Capabilities are built on parallel branches, each with its own migration number; a database that
+  // already ran a later number still takes an earlier one that arrives afterwards.
+  const migrator = new Migrator({
+    db,
+    provider: new SqlFileProvider(join(root, capabilities.dialect)),
+    allowUnorderedMigrations: true,
+  });
   const result = await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
