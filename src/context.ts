@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openStorage } from './storage/storage.js';
 import type { Storage } from './storage/storage.js';
+import type { Notifier } from './storage/notifications.js';
 import { AccountsRepository } from './storage/accounts-repository.js';
 import { ModulesRepository } from './storage/modules-repository.js';
 import { DevicesRepository } from './storage/devices-repository.js';
@@ -46,6 +47,12 @@ export interface Context {
   config: Config;
   log: Logger;
   storage: Storage;
+  /**
+   * After-commit notifications on the channels `deliveries`, `messages` and `alerts`: `publish(trx,
+   * channel, payload)` sends once `trx` commits, `subscribe(channel, handler)` receives them — from
+   * every process on PostgreSQL. See `storage/notifications.ts` for the contract.
+   */
+  notifier: Notifier;
   /** Signs device tokens and derives API keys: SNSR_SECRET, or a random one kept in the database. */
   secret: string;
   repositories: {
@@ -90,7 +97,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
       level: config.logLevel,
       ...(config.logFormat === 'pretty' && { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }),
     });
-  const storage = await openStorage(config.databaseUrl, { migrate: options.migrate ?? true });
+  const storage = await openStorage(config.databaseUrl, {
+    migrate: options.migrate ?? true,
+    onNotifierError: (error) => log.warn({ err: error }, 'notification listener lost its database connection; reconnecting'),
+  });
   const secret =
     config.secret ?? (await new SettingsRepository(storage.db).getOrCreate('secret', () => randomBytes(32).toString('base64url')));
   const repositories = {
@@ -125,6 +135,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     config,
     log,
     storage,
+    notifier: storage.notifier,
     secret,
     repositories,
     accounts,

@@ -20,5 +20,5 @@ export function createDeliveryWorker(storage: Storage, config: Config, log: Logg
     allowPrivate: config.delivery.allowPrivateTargets,
     userAgent: options.userAgent,
   });
-  return new DeliveryWorker(new DeliveryQueue(storage.db, storage.capabilities), sender, config.delivery, log.child({ component: 'delivery' }), options);
+  return new DeliveryWorker(new DeliveryQueue(storage.db, storage.capabilities), sender, config.delivery, log.child({ component: 'delivery' }), storage.notifier, options);
 }

@@ -6,7 +6,7 @@ import type { CallbackSender } from './callback-sender.js';
 import { callbackBody } from './callback-body.js';
 import type { ClaimedDelivery, Completion, DeliveryQueue } from './delivery-queue.js';
 import { CompletionBatcher } from './completion-batcher.js';
-import { onEnqueued } from './outbox.js';
+import type { Notifier } from '../storage/notifications.js';
 import { retryDelay } from './backoff.js';
 import { signatureHeader } from './signature.js';
 
@@ -17,8 +17,6 @@ export interface WorkerOptions {
   leaseMs?: number;
   /** Pause between claims while nothing is due. */
   pollMs?: number;
-  /** Pause before claiming when this process just queued deliveries (lets the transaction commit). */
-  wakeDelayMs?: number;
   /** How long `stop()` lets in-flight sends finish before cutting them off and releasing them. */
   shutdownGraceMs?: number;
   pruneIntervalMs?: number;
@@ -42,7 +40,6 @@ export class DeliveryWorker {
   readonly stats = { sent: 0, delivered: 0, retrying: 0, failed: 0 };
   private readonly leaseMs: number;
   private readonly pollMs: number;
-  private readonly wakeDelayMs: number;
   private readonly shutdownGraceMs: number;
   private readonly pruneIntervalMs: number;
   private readonly results: CompletionBatcher;
@@ -66,12 +63,13 @@ export class DeliveryWorker {
     private readonly sender: CallbackSender,
     private readonly settings: Config['delivery'],
     private readonly log: Logger,
+    /** Wakes the worker when deliveries are queued, in any process (the `deliveries` channel). */
+    private readonly notifier: Notifier,
     options: WorkerOptions = {},
   ) {
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.pollMs = options.pollMs ?? 100;
-    this.wakeDelayMs = options.wakeDelayMs ?? 5;
     this.shutdownGraceMs = options.shutdownGraceMs ?? 10_000;
     this.pruneIntervalMs = options.pruneIntervalMs ?? 10 * 60_000;
     this.results = new CompletionBatcher(queue, this.owner);
@@ -84,7 +82,7 @@ export class DeliveryWorker {
   start(): this {
     if (this.running || this.stopping) return this;
     this.running = true;
-    this.unsubscribe = onEnqueued(() => this.schedule(this.wakeDelayMs));
+    this.unsubscribe = this.notifier.subscribe('deliveries', () => this.schedule(0));
     this.pruneTimer = setInterval(() => void this.prune(), this.pruneIntervalMs).unref();
     void this.prune();
     this.log.info({ owner: this.owner, concurrency: this.settings.concurrency, perApp: this.settings.perAppConcurrency }, 'delivery worker started');

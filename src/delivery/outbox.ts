@@ -1,23 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.js';
-
-// Tells delivery workers in this process that rows were queued, so they claim them now instead of at
-// their next poll. Workers in other processes (or a transaction that rolls back) just poll as usual.
-const signal = new EventEmitter().setMaxListeners(0);
-
-/** Calls `listener` after deliveries were queued in this process; returns the unsubscribe function. */
-export function onEnqueued(listener: () => void): () => void {
-  signal.on('enqueued', listener);
-  return () => signal.off('enqueued', listener);
-}
+import { publish } from '../storage/notifications.js';
 
 /**
  * The outbox: one pending delivery per (message, attached app with a callback URL), written in the
  * ingest transaction that stores the message, so a message is never stored without its deliveries
  * nor delivered without being stored. The unique (app_id, message_id) index makes a second call for
- * the same message a no-op. Returns how many deliveries were queued.
+ * the same message a no-op. Workers in every process are woken on the `deliveries` channel once
+ * the transaction commits (never before: they would find nothing). Returns how many were queued.
  */
 export async function enqueueDeliveries(db: Kysely<Database>, message: { id: number; module_serial: string }, now = Date.now()): Promise<number> {
   const apps = await db
@@ -44,6 +35,6 @@ export async function enqueueDeliveries(db: Kysely<Database>, message: { id: num
     .onConflict((oc) => oc.columns(['app_id', 'message_id']).doNothing())
     .executeTakeFirst();
   const queued = Number(result.numInsertedOrUpdatedRows ?? 0n);
-  if (queued > 0) signal.emit('enqueued');
+  if (queued > 0) await publish(db, 'deliveries');
   return queued;
 }

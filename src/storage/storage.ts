@@ -5,28 +5,42 @@ import type { Capabilities } from './capabilities.js';
 import { connectSqlite, sqliteCapabilities } from './sqlite/connect.js';
 import { connectPostgres, postgresCapabilities } from './postgres/connect.js';
 import { migrateToLatest } from './migrate.js';
+import { TransactionalNotifier } from './notifications.js';
+import type { Notifier } from './notifications.js';
+import { PostgresTransport } from './postgres/listener.js';
 
 export interface Storage {
   db: Kysely<Database>;
   capabilities: Capabilities;
+  /** After-commit notifications: LISTEN/NOTIFY on PostgreSQL, in-process on SQLite. */
+  notifier: Notifier;
   close(): Promise<void>;
 }
 
 export interface OpenOptions {
   /** Run pending migrations before returning (what `serve` and `migrate` do). */
   migrate?: boolean;
+  /** Told when the notifier's listening connection fails (it reconnects by itself). */
+  onNotifierError?: (error: unknown) => void;
 }
 
 export async function openStorage(databaseUrl: string, options: OpenOptions = {}): Promise<Storage> {
   const target = parseDatabaseUrl(databaseUrl);
-  const db = target.dialect === 'sqlite' ? connectSqlite(target.path) : connectPostgres(target.url);
+  const onError = options.onNotifierError ?? (() => {});
+  const notifier = new TransactionalNotifier(target.dialect === 'postgres' ? new PostgresTransport(target.url, onError) : undefined, onError);
+  const wrap = notifier.wrapDialect.bind(notifier);
+  const db = target.dialect === 'sqlite' ? connectSqlite(target.path, wrap) : connectPostgres(target.url, { wrap });
   const capabilities = target.dialect === 'sqlite' ? sqliteCapabilities : postgresCapabilities;
-  const storage: Storage = { db, capabilities, close: () => db.destroy() };
+  const close = async () => {
+    await notifier.close();
+    await db.destroy();
+  };
+  const storage: Storage = { db, capabilities, notifier, close };
   if (options.migrate) {
     try {
       await migrateToLatest(db, capabilities);
     } catch (error) {
-      await db.destroy();
+      await close();
       throw error;
     }
   }

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
+import type { Dialect } from 'kysely';
 import type { Database } from '../schema.js';
 import type { Capabilities } from '../capabilities.js';
 
@@ -8,9 +9,16 @@ export const postgresCapabilities: Capabilities = { dialect: 'postgres', skipLoc
 // BIGINT columns hold epoch milliseconds and ids, all far below 2^53: read them as numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-export function connectPostgres(url: string, poolSize = 10): Kysely<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+export interface PostgresOptions {
+  poolSize?: number;
+  /** Adds behaviour to the driver (after-commit notifications). */
+  wrap?: (dialect: Dialect) => Dialect;
+}
+
+export function connectPostgres(url: string, options: PostgresOptions = {}): Kysely<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const dialect = new PostgresDialect({ pool });
+  return new Kysely<Database>({ dialect: options.wrap ? options.wrap(dialect) : dialect });
 }

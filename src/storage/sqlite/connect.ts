@@ -54,12 +54,12 @@ function immediateTransactions(dialect: SqliteDialect): Dialect {
  * One connection, WAL mode. `synchronous = NORMAL` keeps every committed transaction safe from a
  * process crash (WAL fsyncs on checkpoint), which is the durability an embedded default needs.
  */
-export function connectSqlite(path: string): Kysely<Database> {
+export function connectSqlite(path: string, wrap: (dialect: Dialect) => Dialect = (dialect) => dialect): Kysely<Database> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new SqliteDatabase(path);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: immediateTransactions(new SqliteDialect({ database: cachingStatements(database) })) });
+  return new Kysely<Database>({ dialect: wrap(immediateTransactions(new SqliteDialect({ database: cachingStatements(database) }))) });
 }
