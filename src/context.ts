@@ -38,6 +38,8 @@ import type { Mailer } from './integrations/email/mailer.js';
 import { accountEmails } from './integrations/email/account-emails.js';
 import { startAccountPruner } from './lifecycle/account-pruner.js';
 import type { Pruner } from './lifecycle/account-pruner.js';
+import { AlertService } from './domain/alerts.js';
+import { AlertsRepository } from './storage/alerts-repository.js';
 
 /**
  * The composition root: storage → repositories → services, built once. The HTTP server, the CLI
@@ -80,6 +82,8 @@ export interface Context {
   /** Starts a callback delivery worker on this context; `close()` stops it first. */
   startWorker(options?: WorkerOptions & { timeoutMs?: number }): DeliveryWorker;
   devices: DeviceService;
+  /** Alerts of watched devices: listing and acknowledging. */
+  alerts: AlertService;
   /** Starts the background pruning of audit entries, ended sessions and expired links; `close()` stops it. */
   startMaintenance(): Pruner;
   close(): Promise<void>;
@@ -149,6 +153,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
     apps: new AppService(repositories.apps, modules, config.delivery.allowPrivateTargets),
     ingest: new IngestService(storage, log, { dateText: (ms) => legacyDate(new Date(ms), config.timezone) }),
     devices: new DeviceService(secret, repositories, modules),
+    alerts: new AlertService(new AlertsRepository(storage.db), {
+      moduleBySerial: (serial) => repositories.modules.bySerial(serial),
+      deviceBySerial: (serial) => repositories.devices.bySerial(serial),
+    }),
     deliveries: new DeliveryService(new DeliveriesRepository(storage.db), repositories.apps),
     startWorker: (workerOptions = {}) => {
       const worker = createDeliveryWorker(storage, config, log, { ...workerOptions, userAgent: `snsr/${VERSION}` });

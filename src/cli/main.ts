@@ -13,6 +13,7 @@ import { simulateCommand } from './commands/simulate.js';
 import { workerCommand } from './commands/worker.js';
 import { deliveriesCommand } from './commands/deliveries.js';
 import { keysCommand } from './commands/keys.js';
+import { alertsCommand } from './commands/alerts.js';
 
 const program = new Command('snsr')
   .description('snsr: a self-hosted device cloud for Sigfox sensor modules')
@@ -27,7 +28,8 @@ const program = new Command('snsr')
   .addCommand(decodeCommand())
   .addCommand(simulateCommand())
   .addCommand(workerCommand())
-  .addCommand(deliveriesCommand());
+  .addCommand(deliveriesCommand())
+  .addCommand(alertsCommand());
 
 try {
   await program.parseAsync(process.argv);

@@ -28,6 +28,8 @@ export const AUDIT_ACTIONS = [
   'app.attach',
   'app.detach',
   'delivery.retry',
+  'alert.ack',
+  'alert.settings',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

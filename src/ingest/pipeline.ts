@@ -10,6 +10,7 @@ import { detectRepetition } from './steps/detect-repetition.js';
 import { resolveDevice } from './steps/resolve-device.js';
 import { applyDeviceState } from './steps/apply-state.js';
 import { storeMessage } from './steps/store-message.js';
+import { raiseAlerts } from './steps/raise-alerts.js';
 
 export interface PipelineEnv {
   log: Logger;
@@ -47,5 +48,6 @@ export async function runPipeline(store: IngestStore, uplink: Uplink, env: Pipel
   const concerned = await resolveDevice(store, module, frame);
   const { device, contrib } = await applyDeviceState(store, module, frame, concerned, whenMs);
   const message = await storeMessage(store, module, { uplink, rawId: raw.rawId, frame, device, contrib, dateText: env.dateText });
-  return { ...result, frame: 'message', device: device.serial, type: message.type, messageId: message.id };
+  const alerts = await raiseAlerts(store, module, frame, device, { id: message.id, whenMs });
+  return { ...result, frame: 'message', device: device.serial, type: message.type, messageId: message.id, alerts };
 }

@@ -1,3 +1,5 @@
+import type { Alert } from '../domain/alerts.js';
+
 /**
  * One Sigfox callback, as the HTTP layer hands it to the pipeline: Sigfox's variable names, already
  * validated (hex, integers), nothing normalized yet.
@@ -45,6 +47,8 @@ export interface IngestResult {
   /** Message type, `event:templow` … (`frame: 'message'`). */
   type?: string;
   messageId?: number;
+  /** Alerts the message raised or ended on watched devices (`frame: 'message'`). */
+  alerts?: { raised: Alert[]; ended: Alert[] };
   /** The module's bidir value, read when the uplink asks for an acknowledgement. */
   downlink?: string | null;
 }

@@ -21,6 +21,9 @@ export interface Database {
   audit_log: AuditLogTable;
   signups: SignupsTable;
   password_resets: PasswordResetsTable;
+  alerts: AlertsTable;
+  alert_settings: AlertSettingsTable;
+  leases: LeasesTable;
 }
 
 export interface SettingsTable {
@@ -51,6 +54,8 @@ export interface ModulesTable {
   imported_at: number;
   /** Last 4-bit transmission counter heard from the module, for counting lost uplinks. */
   last_cpt: number | null;
+  /** Expected period (s) of the module's watched devices when their keep-alives do not say. */
+  watch_period_s: number | null;
 }
 
 export interface DevicesTable {
@@ -76,6 +81,8 @@ export interface DevicesTable {
   status: Generated<string>;
   type: Generated<string>;
   bidirval: string | null;
+  /** Keep-alive interval the device announced, seconds (0: monitoring off); the watchdog's period. */
+  period_s: number | null;
 }
 
 export interface AppsTable {
@@ -88,6 +95,8 @@ export interface AppsTable {
   secret: string;
   created_at: number;
   reftime: number | null;
+  /** Expected period (s) of attached modules' watched devices when neither frames nor module say. */
+  watch_period_s: number | null;
 }
 
 export interface AppModulesTable {
@@ -217,6 +226,34 @@ export interface PasswordResetsTable {
   used_at: number | null;
 }
 
+/** An alarm raised on a device; open while `ended_at` is null. */
+export interface AlertsTable {
+  id: Generated<number>;
+  account_id: number;
+  module_serial: string;
+  device_id: number;
+  kind: string;
+  message: string;
+  raised_at: number;
+  message_id: number | null;
+  ended_at: number | null;
+  end_message: string | null;
+  acked_at: number | null;
+}
+
+export interface AlertSettingsTable {
+  account_id: number;
+  /** 1: the account's alerts are emailed to it. */
+  email: number;
+}
+
+/** A named lease: the job runs on the process named by `owner` until `until_ms` (database clock). */
+export interface LeasesTable {
+  name: string;
+  owner: string;
+  until_ms: number;
+}
+
 export type AccountRow = Selectable<AccountsTable>;
 export type ModuleRow = Selectable<ModulesTable>;
 export type DeviceRow = Selectable<DevicesTable>;
@@ -231,3 +268,4 @@ export type SessionRow = Selectable<SessionsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type AuditRow = Selectable<AuditLogTable>;
 export type SignupRow = Selectable<SignupsTable>;
+export type AlertRow = Selectable<AlertsTable>;

@@ -16,6 +16,7 @@ import { keyRoutes } from './developers/keys.js';
 import { auditRoutes } from './developers/audit.js';
 import { registerRoute, selfServiceRoutes } from './developers/self-service.js';
 import { profileRoutes } from './developers/profile.js';
+import { alertRoutes } from './developers/alerts.js';
 
 /** The one place routes are registered; each folder is a URL prefix with its own auth hook. */
 export async function registerRoutes(app: Server, context: Context): Promise<void> {
@@ -31,6 +32,7 @@ export async function registerRoutes(app: Server, context: Context): Promise<voi
       await decodeRoutes(scope, context);
       await keyRoutes(scope, context);
       await auditRoutes(scope, context);
+      await alertRoutes(scope, context);
     },
     { prefix: '/iot/developers' },
   );

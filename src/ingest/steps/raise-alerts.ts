@@ -1,0 +1,66 @@
+import type { Frame } from '../../protocol/udm/index.js';
+import type { Alert } from '../../domain/alerts.js';
+import { alarmEffect, announcedPeriod } from '../../monitoring/alarms.js';
+import { AlertsRepository } from '../../storage/alerts-repository.js';
+import type { DeviceRow } from '../../storage/schema.js';
+import type { IngestModule, IngestStore } from '../ingest-store.js';
+
+/** What the step did: alerts raised and alerts ended, for notifications and metrics. */
+export interface AlertChanges {
+  raised: Alert[];
+  ended: Alert[];
+}
+
+const NONE: AlertChanges = { raised: [], ended: [] };
+
+/**
+ * Step 9: alerts of watched devices. A device is watched when its own flag or its module's is set.
+ * An alarm event raises an alert on the device it concerns (at most one open per kind), its "OK"
+ * event ends it, and any uplink ends a lost-contact alert on the devices it shows alive. A keep-alive
+ * records its sender's announced interval, the watchdog's expected period. Devices nobody watches
+ * cost nothing here but that keep-alive write.
+ */
+export async function raiseAlerts(
+  store: IngestStore,
+  module: IngestModule,
+  frame: Frame,
+  device: DeviceRow,
+  message: { id: number; whenMs: number },
+): Promise<AlertChanges> {
+  const heard = device.idx === frame.header.entryId ? device : module.device;
+  const period = announcedPeriod(frame);
+  if (period !== undefined && heard.period_s !== period) {
+    await store.trx.updateTable('devices').set({ period_s: period }).where('id', '=', heard.id).execute();
+  }
+  const moduleWatched = module.device.watched === 1;
+  if (!moduleWatched && device.watched !== 1) return NONE;
+
+  const changes: AlertChanges = { raised: [], ended: [] };
+  const at = message.whenMs;
+  // Whoever sent this uplink is in contact again.
+  for (const alive of new Set([module.device, heard])) {
+    if (!moduleWatched && alive.watched !== 1) continue;
+    const ended = await AlertsRepository.end(store.trx, alive.id, ['lost_contact'], 'uplink received', at);
+    if (ended.length > 0) await store.trx.updateTable('devices').set({ network: 'ON' }).where('id', '=', alive.id).execute();
+    changes.ended.push(...ended);
+  }
+  const effect = alarmEffect(frame);
+  if (effect === undefined) return changes;
+  if ('end' in effect) {
+    changes.ended.push(...(await AlertsRepository.end(store.trx, device.id, effect.end, effect.text, at)));
+    return changes;
+  }
+  const owner = await store.trx.selectFrom('modules').select('account_id').where('serial', '=', module.serial).executeTakeFirst();
+  if (owner?.account_id == null) return changes;
+  const raised = await AlertsRepository.raise(store.trx, {
+    accountId: owner.account_id,
+    moduleSerial: module.serial,
+    deviceId: device.id,
+    kind: effect.raise,
+    message: effect.text,
+    at,
+    messageId: message.id,
+  });
+  if (raised) changes.raised.push(raised);
+  return changes;
+}
