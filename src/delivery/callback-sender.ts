@@ -1,7 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { isPrivateAddress } from '../domain/callback-url.js';
 import { guardedLookup, refusedMessage } from './guarded-lookup.js';
 
 export type SendOutcome =
@@ -56,9 +55,8 @@ export class CallbackSender {
     }
     // An IP literal never goes through DNS, so the lookup guard would not see it.
     const host = target.hostname.replace(/^\[|\]$/g, '');
-    if (!this.options.allowPrivate && isIP(host) && isPrivateAddress(host)) {
-      return { kind: 'failed', statusCode: null, error: refusedMessage(host) };
-    }
+    const refused = !this.options.allowPrivate && isIP(host) ? refusedMessage(host) : undefined;
+    if (refused) return { kind: 'failed', statusCode: null, error: refused };
     const first = await this.attempt(target, body, headers, signal);
     // A kept-alive socket the receiver closed while idle fails at once; that is not the receiver's
     // answer, so one fresh connection is tried before counting it.

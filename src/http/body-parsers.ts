@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 function badBody(message: string): Error & { statusCode: number } {
   return Object.assign(new Error(message), { statusCode: 400 });
@@ -7,6 +8,7 @@ function badBody(message: string): Error & { statusCode: number } {
 
 function parseJson(text: string): unknown {
   if (text.trim() === '') return undefined;
+  if (nestsDeeperThan(text)) throw badBody(`body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     // Plain JSON.parse speed; only bodies that mention __proto__ or constructor are scanned.
     return secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });

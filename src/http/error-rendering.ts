@@ -1,4 +1,6 @@
 import { STATUS_CODES } from 'node:http';
+import Router from 'find-my-way';
+import type { HTTPMethod } from 'find-my-way';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.js';
 import { STATUS_OF } from './error-mapping.js';
@@ -44,7 +46,36 @@ export function installErrorRendering(app: FastifyInstance): void {
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send(errorBody(500, 'internal error; the server log has the details'));
   });
+  installNotFound(app);
+}
+
+const noop = () => undefined;
+
+/**
+ * Answers what the router does not: a known path asked with a method it does not take is a 405
+ * naming the methods it does take (`Allow`), anything else a JSON 404. A second router holds the
+ * routes' paths only, so "which methods does this path take" is answered by the same matching as
+ * the real router's. Catch-all routes (the dashboard's `GET /*`, CORS's `OPTIONS *`) claim every
+ * path and say nothing about it: they are left out.
+ */
+function installNotFound(app: FastifyInstance): void {
+  const paths = Router({ ignoreTrailingSlash: true, maxParamLength: 200 });
+  const methods = new Set<HTTPMethod>();
+  app.addHook('onRoute', (route) => {
+    if (route.url.endsWith('*')) return;
+    for (const method of [route.method].flat().map((m) => m.toUpperCase() as HTTPMethod)) {
+      if (paths.hasRoute(method, route.url)) continue;
+      paths.on(method, route.url, noop);
+      methods.add(method);
+    }
+  });
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(errorBody(404, `no route for ${request.method} ${request.url.split('?')[0]}`));
+    const path = request.url.split('?')[0]!;
+    const allowed = [...methods].filter((method) => paths.find(method, path) !== null);
+    if (allowed.length > 0 && !allowed.includes(request.method as HTTPMethod)) {
+      const allow = (allowed.includes('GET') && !allowed.includes('HEAD') ? [...allowed, 'HEAD'] : allowed).sort().join(', ');
+      return reply.code(405).header('allow', allow).send(errorBody(405, `${request.method} is not allowed on ${path}: use ${allow}`));
+    }
+    return reply.code(404).send(errorBody(404, `no route for ${request.method} ${path}`));
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { badRequest } from '../domain/errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 export type Input = Record<string, unknown>;
 
@@ -40,4 +41,14 @@ export function requiredInteger(params: Input, name: string): number {
   const value = optionalInteger(params, name);
   if (value === undefined) throw badRequest(`${name} is required`);
   return value;
+}
+
+/** A parameter that carries JSON text (old clients send objects as form fields): parsed, depth-checked. */
+export function jsonParameter(text: string, name: string, expected: string): unknown {
+  if (nestsDeeperThan(text)) throw badRequest(`${name} nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest(`${name} must be ${expected}`);
+  }
 }

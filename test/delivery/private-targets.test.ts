@@ -30,9 +30,9 @@ describe.each(dialects)('callbacks to private addresses (%s)', (dialect) => {
 
     const rows = await eventually(() => fixture.deliveries(), (ds) => ds.every((d) => d.status === 'failed'));
     const error = (appId: number) => rows.find((d) => d.app_id === appId)!.last_error;
-    expect(error(byName.id)).toMatch(/^refused: (127\.0\.0\.1|::1) is a private address$/);
-    expect(error(literal.id)).toBe('refused: 127.0.0.1 is a private address');
-    expect(error(mapped.id)).toMatch(/^refused: ::ffff:7f00:1 is a private address$/);
+    expect(error(byName.id)).toMatch(/^refused: (127\.0\.0\.1|::1) is not a public address \(loopback\)$/);
+    expect(error(literal.id)).toBe('refused: 127.0.0.1 is not a public address (loopback)');
+    expect(error(mapped.id)).toBe('refused: ::ffff:7f00:1 is not a public address (ipv4Mapped of 127.0.0.1, loopback)');
     expect(rows.every((d) => d.attempts === 1 && d.last_status_code === null)).toBe(true);
     expect(receiver.received).toHaveLength(0);
   });

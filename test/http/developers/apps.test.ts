@@ -82,10 +82,12 @@ describe.each(dialects)('apps (%s)', (dialect) => {
     [{ description: 'no name' }, /name is required/],
     [{ name: 'x', callbackurl: 'ftp://example.com' }, /http or https/],
     [{ name: 'x', callbackurl: 'not a url' }, /not a URL/],
-    [{ name: 'x', callbackurl: 'http://127.0.0.1/hook' }, /private/],
-    [{ name: 'x', callbackurl: 'http://10.1.2.3/hook' }, /private/],
-    [{ name: 'x', callbackurl: 'http://[::1]/hook' }, /private/],
-    [{ name: 'x', callbackurl: 'http://169.254.169.254/latest' }, /link-local|private/],
+    [{ name: 'x', callbackurl: 'http://127.0.0.1/hook' }, /127\.0\.0\.1 is not a public address \(loopback\)/],
+    [{ name: 'x', callbackurl: 'http://10.1.2.3/hook' }, /10\.1\.2\.3 is not a public address \(private\)/],
+    [{ name: 'x', callbackurl: 'http://[::1]/hook' }, /::1 is not a public address \(loopback\)/],
+    [{ name: 'x', callbackurl: 'http://169.254.169.254/latest' }, /169\.254\.169\.254 is not a public address \(linkLocal\)/],
+    [{ name: 'x', callbackurl: 'http://[64:ff9b::a00:1]/hook' }, /rfc6052 of 10\.0\.0\.1, private/],
+    [{ name: 'x', callbackurl: 'http://0x7f.1/hook' }, /127\.0\.0\.1 is not a public address \(loopback\)/],
     [{ name: { first: 'x' } }, /name/],
   ])('refuses to save %j with 400', async (body, message) => {
     const response = await call('POST', '/iot/developers/apps.json', alice.auth, body);

@@ -3,7 +3,7 @@ import type { Context } from '../../../context.js';
 import type { Server } from '../../server-types.js';
 import { badRequest } from '../../../domain/errors.js';
 import type { AppInput } from '../../../domain/apps.js';
-import { input, optionalInteger, optionalString, requiredInteger } from '../../params.js';
+import { input, jsonParameter, optionalInteger, optionalString, requiredInteger } from '../../params.js';
 import type { Input } from '../../params.js';
 import { AppSchema, presentApp } from '../../presenters/apps.js';
 import { Basic, Empty, ModuleItemSchema, responses, SerialsBody } from '../../schemas.js';
@@ -22,24 +22,22 @@ const AppPath = Type.Object({ idApp: Type.Integer() });
 
 /** The app object may arrive as the body itself, as an `app` field holding it, or as form fields. */
 function appInput(params: Input): AppInput {
-  let source = params;
-  if (typeof params.app === 'string') {
-    try {
-      source = JSON.parse(params.app) as Input;
-    } catch {
-      throw badRequest('app must be a JSON object');
-    }
-  } else if (typeof params.app === 'object' && params.app !== null) source = params.app as Input;
-  const id = optionalInteger(source, 'id');
-  const name = optionalString(source, 'name');
-  const description = optionalString(source, 'description');
-  const callbackurl = source.callbackurl === null ? '' : optionalString(source, 'callbackurl');
+  let source: unknown = params;
+  if (typeof params.app === 'string') source = jsonParameter(params.app, 'app', 'a JSON object');
+  else if (params.app !== undefined && params.app !== null) source = params.app;
+  // `app=null`, `app=5` or `app=[…]` name no app: refused rather than read as one.
+  if (typeof source !== 'object' || source === null || Array.isArray(source)) throw badRequest('app must be a JSON object');
+  const fields = source as Input;
+  const id = optionalInteger(fields, 'id');
+  const name = optionalString(fields, 'name');
+  const description = optionalString(fields, 'description');
+  const callbackurl = fields.callbackurl === null ? '' : optionalString(fields, 'callbackurl');
   return {
     ...(id !== undefined && { id }),
     ...(name !== undefined && { name }),
     ...(description !== undefined && { description }),
     ...(callbackurl !== undefined && { callbackurl }),
-    ...(source.callbackurl === '' && { callbackurl: '' }),
+    ...(fields.callbackurl === '' && { callbackurl: '' }),
   };
 }
 

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Context } from '../../../context.js';
 import type { Server } from '../../server-types.js';
 import { badRequest } from '../../../domain/errors.js';
-import { input, optionalInteger, requiredInteger, requiredString } from '../../params.js';
+import { input, jsonParameter, optionalInteger, requiredInteger, requiredString } from '../../params.js';
 import type { Input } from '../../params.js';
 import { DeviceSchema } from '../../presenters/devices.js';
 import { presentDevice } from '../../../wire/device.js';
@@ -22,13 +22,7 @@ const ModuleDevice = Type.Object({ ...DeviceSchema.properties, protocol: Type.St
 function registrations(body: unknown): { serial: string; key: string }[] {
   let list: unknown = body;
   if (!Array.isArray(list) && typeof list === 'object' && list !== null) list = (list as Input).modules;
-  if (typeof list === 'string') {
-    try {
-      list = JSON.parse(list);
-    } catch {
-      throw badRequest('modules must be a JSON array of {serial, key}');
-    }
-  }
+  if (typeof list === 'string') list = jsonParameter(list, 'modules', 'a JSON array of {serial, key}');
   if (!Array.isArray(list)) throw badRequest('modules is required: a JSON array of {serial, key}');
   return list.map((item: unknown, i) => {
     const { serial, key } = (item ?? {}) as Input;
