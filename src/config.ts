@@ -9,6 +9,16 @@ export interface Config {
   host: string;
   /** `sqlite:PATH`, a plain file path, or `postgres://…` */
   databaseUrl: string;
+  database: {
+    /** Connections each process keeps to PostgreSQL (SQLite has one). */
+    poolSize: number;
+    /** PostgreSQL cancels a statement running longer; 0: never. */
+    statementTimeoutMs: number;
+    /** Longest wait for a lock (PostgreSQL `lock_timeout`, SQLite `busy_timeout`); 0: PostgreSQL waits forever. */
+    lockTimeoutMs: number;
+  };
+  /** `snsr serve` processes sharing the port (node:cluster); more than 1 needs PostgreSQL. */
+  processes: number;
   /** Signs device tokens and derives account API keys; generated and stored in the database when unset. */
   secret: string | undefined;
   /** Bearer token the Sigfox network presents on uplinks; uplinks are refused while it is unset. */
@@ -25,6 +35,10 @@ export interface Config {
     retentionDays: number;
     concurrency: number;
     perAppConcurrency: number;
+    /** How long a claim is reserved for its worker, on the database's clock. */
+    leaseMs: number;
+    /** Total time one callback request may take. */
+    timeoutMs: number;
   };
   /** Base URL users reach snsr at (no trailing slash): links in emails; `Secure` cookies when https. */
   publicUrl: string | undefined;
@@ -112,6 +126,29 @@ function accountSettings(env: Env, smtpUrl: string | undefined, publicUrl: strin
   };
 }
 
+/**
+ * A worker starts a send only while its lease will outlast it (the fencing that keeps a stalled
+ * worker from sending what another took over), so the lease must leave room for claims waiting
+ * their turn: at least three request timeouts.
+ */
+function deliverySettings(env: Env): Config['delivery'] {
+  const timeoutMs = integer(env, 'SNSR_DELIVERY_TIMEOUT_MS', 5000, 100, 600_000);
+  const leaseMs = integer(env, 'SNSR_DELIVERY_LEASE_MS', 30_000, 300, 3_600_000);
+  if (leaseMs < 3 * timeoutMs) {
+    throw new ConfigError(`SNSR_DELIVERY_LEASE_MS (${leaseMs}) must be at least 3 × SNSR_DELIVERY_TIMEOUT_MS (${timeoutMs})`);
+  }
+  return {
+    backoffMs: integer(env, 'SNSR_DELIVERY_BACKOFF_MS', 10_000, 1, 86_400_000),
+    maxAttempts: integer(env, 'SNSR_DELIVERY_MAX_ATTEMPTS', 8, 1, 100),
+    allowPrivateTargets: boolean(env, 'SNSR_CALLBACK_ALLOW_PRIVATE', false),
+    retentionDays: integer(env, 'SNSR_DELIVERY_RETENTION_DAYS', 7, 1, 3650),
+    concurrency: integer(env, 'SNSR_DELIVERY_CONCURRENCY', 32, 1, 1024),
+    perAppConcurrency: integer(env, 'SNSR_DELIVERY_PER_APP_CONCURRENCY', 4, 1, 256),
+    leaseMs,
+    timeoutMs,
+  };
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -129,20 +166,19 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
     databaseUrl: env.SNSR_DATABASE_URL || './data/snsr.sqlite',
+    database: {
+      poolSize: integer(env, 'SNSR_DATABASE_POOL_SIZE', 10, 1, 1000),
+      statementTimeoutMs: integer(env, 'SNSR_STATEMENT_TIMEOUT_MS', 60_000, 0, 86_400_000),
+      lockTimeoutMs: integer(env, 'SNSR_LOCK_TIMEOUT_MS', 10_000, 0, 86_400_000),
+    },
+    processes: integer(env, 'SNSR_PROCESSES', 1, 1, 256),
     secret: env.SNSR_SECRET || undefined,
     networkToken: env.SNSR_NETWORK_TOKEN || undefined,
     timezone: timezone(env),
     logLevel,
     logFormat,
     bodyLimit: integer(env, 'SNSR_BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
-    delivery: {
-      backoffMs: integer(env, 'SNSR_DELIVERY_BACKOFF_MS', 10_000, 1, 86_400_000),
-      maxAttempts: integer(env, 'SNSR_DELIVERY_MAX_ATTEMPTS', 8, 1, 100),
-      allowPrivateTargets: boolean(env, 'SNSR_CALLBACK_ALLOW_PRIVATE', false),
-      retentionDays: integer(env, 'SNSR_DELIVERY_RETENTION_DAYS', 7, 1, 3650),
-      concurrency: integer(env, 'SNSR_DELIVERY_CONCURRENCY', 32, 1, 1024),
-      perAppConcurrency: integer(env, 'SNSR_DELIVERY_PER_APP_CONCURRENCY', 4, 1, 256),
-    },
+    delivery: deliverySettings(env),
     publicUrl,
     accounts: accountSettings(env, smtpUrl, publicUrl),
     email: { smtpUrl, from: env.SNSR_MAIL_FROM || 'snsr <snsr@localhost>' },

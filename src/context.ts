@@ -103,6 +103,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     });
   const storage = await openStorage(config.databaseUrl, {
     migrate: options.migrate ?? true,
+    database: config.database,
     onNotifierError: (error) => log.warn({ err: error }, 'notification listener lost its database connection; reconnecting'),
   });
   const secret =

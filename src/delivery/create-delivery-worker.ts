@@ -16,7 +16,7 @@ export interface DeliveryWorkerOptions extends WorkerOptions {
 /** A worker over the storage's outbox, sending with the configured limits; not started yet. */
 export function createDeliveryWorker(storage: Storage, config: Config, log: Logger, options: DeliveryWorkerOptions): DeliveryWorker {
   const sender = new CallbackSender({
-    timeoutMs: options.timeoutMs ?? 5000,
+    timeoutMs: options.timeoutMs ?? config.delivery.timeoutMs,
     allowPrivate: config.delivery.allowPrivateTargets,
     userAgent: options.userAgent,
   });

@@ -68,7 +68,7 @@ export class DeliveryWorker {
     options: WorkerOptions = {},
   ) {
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-    this.leaseMs = options.leaseMs ?? 30_000;
+    this.leaseMs = options.leaseMs ?? settings.leaseMs;
     this.pollMs = options.pollMs ?? 100;
     this.shutdownGraceMs = options.shutdownGraceMs ?? 10_000;
     this.pruneIntervalMs = options.pruneIntervalMs ?? 10 * 60_000;

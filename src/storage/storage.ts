@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { parseDatabaseUrl } from '../config.js';
+import type { Config } from '../config.js';
 import type { Database } from './schema.js';
 import type { Capabilities } from './capabilities.js';
 import { connectSqlite, sqliteCapabilities } from './sqlite/connect.js';
@@ -20,6 +21,8 @@ export interface Storage {
 export interface OpenOptions {
   /** Run pending migrations before returning (what `serve` and `migrate` do). */
   migrate?: boolean;
+  /** Pool size and timeouts (`Config['database']`); defaults: 10 connections, no timeouts. */
+  database?: Partial<Config['database']>;
   /** Told when the notifier's listening connection fails (it reconnects by itself). */
   onNotifierError?: (error: unknown) => void;
 }
@@ -29,7 +32,11 @@ export async function openStorage(databaseUrl: string, options: OpenOptions = {}
   const onError = options.onNotifierError ?? (() => {});
   const notifier = new TransactionalNotifier(target.dialect === 'postgres' ? new PostgresTransport(target.url, onError) : undefined, onError);
   const wrap = notifier.wrapDialect.bind(notifier);
-  const db = target.dialect === 'sqlite' ? connectSqlite(target.path, wrap) : connectPostgres(target.url, { wrap });
+  const settings = options.database ?? {};
+  const db =
+    target.dialect === 'sqlite'
+      ? connectSqlite(target.path, { wrap, busyTimeoutMs: settings.lockTimeoutMs })
+      : connectPostgres(target.url, { ...settings, wrap });
   const capabilities = target.dialect === 'sqlite' ? sqliteCapabilities : postgresCapabilities;
   const close = async () => {
     await notifier.close();

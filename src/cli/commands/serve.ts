@@ -1,15 +1,30 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
+import { pino } from 'pino';
 import { loadConfig } from '../../config.js';
 import { createContext } from '../../context.js';
 import { buildServer } from '../../http/server.js';
+import { isClusterWorker, runPrimary } from '../cluster.js';
+
+const processCount = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 256) throw new InvalidArgumentError('a whole number from 1 to 256');
+  return n;
+};
 
 export function serveCommand(): Command {
   return new Command('serve')
     .description('serve the API (and dashboard) on HOST:PORT, migrating the database first')
     .option('--no-worker', 'do not deliver callbacks in this process (PostgreSQL: run `snsr worker` processes instead)')
-    .action(async (options: { worker: boolean }) => {
+    .option('--processes <n>', 'server processes sharing the port, one per core (PostgreSQL); default SNSR_PROCESSES or 1', processCount)
+    .action(async (options: { worker: boolean; processes?: number }) => {
       const config = loadConfig();
-      const context = await createContext(config, { migrate: true });
+      const processes = options.processes ?? config.processes;
+      if (processes > 1 && !isClusterWorker()) {
+        const log = pino({ level: config.logLevel });
+        return runPrimary(config, processes, log);
+      }
+      // A forked process: the primary migrated already.
+      const context = await createContext(config, { migrate: !isClusterWorker() });
       const server = await buildServer(context);
       let stopping = false;
       const stop = async (signal: string) => {
@@ -18,6 +33,8 @@ export function serveCommand(): Command {
         context.log.info({ signal }, 'shutting down');
         await server.close();
         await context.close();
+        // The channel to the primary would keep a forked process alive.
+        if (isClusterWorker()) process.exit(0);
       };
       process.once('SIGTERM', () => void stop('SIGTERM'));
       process.once('SIGINT', () => void stop('SIGINT'));

@@ -11,12 +11,22 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export interface PostgresOptions {
   poolSize?: number;
+  /** The server cancels a statement running longer than this; 0 or unset: never. */
+  statementTimeoutMs?: number;
+  /** A statement waiting longer than this for a lock fails (rather than queueing behind a stuck one); 0 or unset: never. */
+  lockTimeoutMs?: number;
   /** Adds behaviour to the driver (after-commit notifications). */
   wrap?: (dialect: Dialect) => Dialect;
 }
 
 export function connectPostgres(url: string, options: PostgresOptions = {}): Kysely<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    // Sent with each connection's start-up, so every session of the pool has them from its first query.
+    ...(options.statementTimeoutMs && { statement_timeout: options.statementTimeoutMs }),
+    ...(options.lockTimeoutMs && { lock_timeout: options.lockTimeoutMs }),
+  });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const dialect = new PostgresDialect({ pool });

@@ -54,12 +54,20 @@ function immediateTransactions(dialect: SqliteDialect): Dialect {
  * One connection, WAL mode. `synchronous = NORMAL` keeps every committed transaction safe from a
  * process crash (WAL fsyncs on checkpoint), which is the durability an embedded default needs.
  */
-export function connectSqlite(path: string, wrap: (dialect: Dialect) => Dialect = (dialect) => dialect): Kysely<Database> {
+export interface SqliteOptions {
+  /** Adds behaviour to the driver (after-commit notifications). */
+  wrap?: (dialect: Dialect) => Dialect;
+  /** How long a writer waits for another process's write lock; 0: as long as it takes. */
+  busyTimeoutMs?: number;
+}
+
+export function connectSqlite(path: string, options: SqliteOptions = {}): Kysely<Database> {
+  const { wrap = (dialect: Dialect) => dialect, busyTimeoutMs = 5000 } = options;
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new SqliteDatabase(path);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
-  database.pragma('busy_timeout = 5000');
+  database.pragma(`busy_timeout = ${busyTimeoutMs === 0 ? 2 ** 31 - 1 : Math.trunc(busyTimeoutMs)}`);
   return new Kysely<Database>({ dialect: wrap(immediateTransactions(new SqliteDialect({ database: cachingStatements(database) }))) });
 }
