@@ -156,7 +156,7 @@ async function throughput(dialect: Dialect): Promise<string | undefined> {
           for (let n = start; n < Math.min(DELIVERIES, start + 500); n++) {
             const module = modules[n % MODULES]!;
             const message = await context.repositories.messages.insert(
-              { module_serial: module.serial, device_id: device.get(module.serial)!, raw_id: null, when_ms: 1_700_000_000_000 + n, type: 'event:batterylow', station: '1A2B', lvl: -120, frame: frame(n), frame_type: 'srv_frm_event', code: 'event_battery_low', entry_id: 0, stamp: 0, cpt: 0, retry: 0, custom: '{}', contrib: '{}', ctxt: '{}' },
+              { module_serial: module.serial, device_id: device.get(module.serial)!, raw_id: null, when_ms: 1_700_000_000_000 + n, time_s: 1_700_000_000 + n, type: 'event:batterylow', station: '1A2B', lvl: -120, frame: frame(n), frame_type: 'srv_frm_event', code: 'event_battery_low', entry_id: 0, stamp: 0, cpt: 0, retry: 0, custom: '{}', contrib: '{}', ctxt: '{}' },
               trx,
             );
             await enqueueDeliveries(trx, message);

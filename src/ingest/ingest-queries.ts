@@ -12,7 +12,13 @@ const moduleWithDevice = (db: Db, serial: string) =>
     .selectFrom('modules')
     .innerJoin('devices', (join) => join.onRef('devices.module_serial', '=', 'modules.serial').on('devices.idx', '=', 0))
     .selectAll('devices')
-    .select(['modules.protocol as m_protocol', 'modules.last_cpt as m_last_cpt'])
+    .select([
+      'modules.protocol as m_protocol',
+      'modules.last_cpt as m_last_cpt',
+      'modules.last_seq as m_last_seq',
+      'modules.last_time_s as m_last_time_s',
+      'modules.last_when_ms as m_last_when_ms',
+    ])
     .where('modules.serial', '=', serial);
 
 /** The module and its own device; the locking form holds both rows until commit. */
@@ -23,27 +29,41 @@ const RAW_COLUMNS = ['module_serial', 'seq_number', 'time_s', 'data', 'snr', 'av
 type RawValues = [string, number | null, number, string, number | null, number | null, number | null, number | null, number];
 const rawRow = (v: RawValues) => Object.fromEntries(RAW_COLUMNS.map((column, i) => [column, v[i]])) as Record<(typeof RAW_COLUMNS)[number], never>;
 
-/** Inserts the raw message unless one with the same identity exists: by sequence number, or by time without one. */
+/**
+ * Inserts the raw message unless this uplink is stored already: the same (sequence number, network
+ * time), or without a sequence number the same (time, frame).
+ */
 export const insertRawBySeq = prepared((db: Db, ...v: RawValues) =>
   db
     .insertInto('raw_messages')
     .values(rawRow(v))
-    .onConflict((oc) => oc.columns(['module_serial', 'seq_number']).where('seq_number', 'is not', null).doNothing())
+    .onConflict((oc) => oc.columns(['module_serial', 'seq_number', 'time_s']).where('seq_number', 'is not', null).doNothing())
     .returning('id'),
 );
-export const insertRawByTime = prepared((db: Db, ...v: RawValues) =>
+export const insertRawNoSeq = prepared((db: Db, ...v: RawValues) =>
   db
     .insertInto('raw_messages')
     .values(rawRow(v))
-    .onConflict((oc) => oc.columns(['module_serial', 'time_s']).where('seq_number', 'is', null).doNothing())
+    .onConflict((oc) => oc.columns(['module_serial', 'time_s', 'data']).where('seq_number', 'is', null).doNothing())
     .returning('id'),
 );
 
-export const findRawBySeq = prepared((db: Db, serial: string, seqNumber: number) =>
-  db.selectFrom('raw_messages').select(['id', 'time_s', 'snr']).where('module_serial', '=', serial).where('seq_number', '=', seqNumber),
+export const findRawBySeq = prepared((db: Db, serial: string, seqNumber: number, timeS: number) =>
+  db
+    .selectFrom('raw_messages')
+    .select(['id', 'snr'])
+    .where('module_serial', '=', serial)
+    .where('seq_number', '=', seqNumber)
+    .where('time_s', '=', timeS),
 );
-export const findRawByTime = prepared((db: Db, serial: string, timeS: number) =>
-  db.selectFrom('raw_messages').select(['id', 'time_s', 'snr']).where('module_serial', '=', serial).where('seq_number', 'is', null).where('time_s', '=', timeS),
+export const findRawNoSeq = prepared((db: Db, serial: string, timeS: number, data: string) =>
+  db
+    .selectFrom('raw_messages')
+    .select(['id', 'snr'])
+    .where('module_serial', '=', serial)
+    .where('seq_number', 'is', null)
+    .where('time_s', '=', timeS)
+    .where('data', '=', data),
 );
 
 export const insertRinfo = prepared((db: Db, rawId: number, tap: string, rssi: number | null, snr: number | null) =>
@@ -52,7 +72,15 @@ export const insertRinfo = prepared((db: Db, rawId: number, tap: string, rssi: n
 
 export const setRawSnr = prepared((db: Db, rawId: number, snr: number) => db.updateTable('raw_messages').set({ snr }).where('id', '=', rawId));
 
-export const setLastCpt = prepared((db: Db, serial: string, cpt: number) => db.updateTable('modules').set({ last_cpt: cpt }).where('serial', '=', serial));
+/** The module's newest uplink by network time: its counters (either may be unknown) and time. */
+export const setModuleNewest = prepared((db: Db, serial: string, cpt: number | null, seq: number | null, timeS: number) =>
+  db
+    .updateTable('modules')
+    .set((eb) => ({ last_cpt: eb.fn.coalesce(eb.val(cpt), 'last_cpt'), last_seq: eb.fn.coalesce(eb.val(seq), 'last_seq'), last_time_s: timeS }))
+    .where('serial', '=', serial),
+);
+
+export const setLastWhen = prepared((db: Db, serial: string, whenMs: number) => db.updateTable('modules').set({ last_when_ms: whenMs }).where('serial', '=', serial));
 
 export const childDevice = prepared((db: Db, moduleSerial: string, index: number) =>
   db.selectFrom('devices').selectAll().where('module_serial', '=', moduleSerial).where('idx', '=', index),
@@ -97,7 +125,7 @@ export function updateDeviceQuery(fields: readonly DeviceField[], message: boole
 }
 
 const MESSAGE_COLUMNS = [
-  'module_serial', 'device_id', 'raw_id', 'when_ms', 'type', 'station', 'lvl', 'frame', 'frame_type',
+  'module_serial', 'device_id', 'raw_id', 'when_ms', 'time_s', 'type', 'station', 'lvl', 'frame', 'frame_type',
   'code', 'entry_id', 'stamp', 'cpt', 'retry', 'custom', 'contrib', 'ctxt',
 ] as const satisfies readonly (keyof NewMessage)[];
 

@@ -8,11 +8,13 @@ import * as q from './ingest-queries.js';
 export interface IngestModule {
   serial: string;
   protocol: Protocol;
+  /** Counters and network time (epoch s) of the newest uplink by network time, which tell a late one. */
   lastCpt: number | null;
-  /**
-   * The module's own device (index 0). Its `lastseen` is the newest frame the module sent (its own or
-   * a child's), which tells a late uplink.
-   */
+  lastSeq: number | null;
+  lastTimeS: number | null;
+  /** The last `when` (epoch ms) given to one of the module's messages. */
+  lastWhenMs: number | null;
+  /** The module's own device (index 0). */
   device: DeviceRow;
 }
 
@@ -47,26 +49,29 @@ export class IngestStore {
   async lockModule(serial: string): Promise<IngestModule | undefined> {
     const [row] = await (this.rowLocks ? q.lockModule : q.selectModule)(this.trx, serial);
     if (!row) return undefined;
-    const { m_protocol, m_last_cpt, ...device } = row;
-    return { serial, protocol: m_protocol as Protocol, lastCpt: m_last_cpt, device };
+    const { m_protocol, m_last_cpt, m_last_seq, m_last_time_s, m_last_when_ms, ...device } = row;
+    return {
+      serial,
+      protocol: m_protocol as Protocol,
+      lastCpt: m_last_cpt,
+      lastSeq: m_last_seq,
+      lastTimeS: m_last_time_s,
+      lastWhenMs: m_last_when_ms,
+      device,
+    };
   }
 
   /** Inserts the raw message unless this uplink is already stored; its id, or undefined. */
   async insertRaw(raw: NewRaw): Promise<number | undefined> {
     const values = [raw.module_serial, raw.seq_number, raw.time_s, raw.data, raw.snr, raw.avg_snr, raw.lat, raw.lng, raw.received_at] as const;
-    const [row] = await (raw.seq_number !== null ? q.insertRawBySeq : q.insertRawByTime)(this.trx, ...values);
+    const [row] = await (raw.seq_number !== null ? q.insertRawBySeq : q.insertRawNoSeq)(this.trx, ...values);
     return row?.id;
   }
 
-  /** The stored raw message holding this uplink's identity (sequence number, else time). */
-  async findRaw(serial: string, seqNumber: number | null, timeS: number): Promise<{ id: number; time_s: number; snr: number | null } | undefined> {
-    const [row] = await (seqNumber !== null ? q.findRawBySeq(this.trx, serial, seqNumber) : q.findRawByTime(this.trx, serial, timeS));
+  /** The stored raw message of this uplink: same sequence number and time, or same time and frame without one. */
+  async findRaw(serial: string, seqNumber: number | null, timeS: number, data: string): Promise<{ id: number; snr: number | null } | undefined> {
+    const [row] = await (seqNumber !== null ? q.findRawBySeq(this.trx, serial, seqNumber, timeS) : q.findRawNoSeq(this.trx, serial, timeS, data));
     return row;
-  }
-
-  /** Sigfox has reused the sequence number (it wraps at 4096): the old raw message gives it up. */
-  async retireSeqNumber(rawId: number): Promise<void> {
-    await this.trx.updateTable('raw_messages').set({ seq_number: null }).where('id', '=', rawId).execute();
   }
 
   /** Adds a base station's reception; true when this station had not reported the uplink before. */
@@ -90,9 +95,15 @@ export class IngestStore {
     await q.setRawSnr(this.trx, rawId, snr);
   }
 
-  async updateModule(serial: string, changes: { lastCpt?: number; protocol?: Protocol }): Promise<void> {
+  /** Records the module's newest uplink by network time; a REGISTER may also switch its protocol. */
+  async updateModule(serial: string, changes: { newest?: { cpt: number | null; seq: number | null; timeS: number }; protocol?: Protocol }): Promise<void> {
     if (changes.protocol) await this.trx.updateTable('modules').set({ protocol: changes.protocol }).where('serial', '=', serial).execute();
-    if (changes.lastCpt !== undefined) await q.setLastCpt(this.trx, serial, changes.lastCpt);
+    const newest = changes.newest;
+    if (newest) await q.setModuleNewest(this.trx, serial, newest.cpt, newest.seq, newest.timeS);
+  }
+
+  async setLastWhen(serial: string, whenMs: number): Promise<void> {
+    await q.setLastWhen(this.trx, serial, whenMs);
   }
 
   /** Adds `delta` (negative: a late uplink found) to a device's lost-uplink count, never below zero. */

@@ -9,7 +9,7 @@ import { updateModule } from './steps/update-module.js';
 import { detectRepetition } from './steps/detect-repetition.js';
 import { resolveDevice } from './steps/resolve-device.js';
 import { applyDeviceState } from './steps/apply-state.js';
-import { storeMessage } from './steps/store-message.js';
+import { receptionTime, storeMessage } from './steps/store-message.js';
 import { raiseAlerts } from './steps/raise-alerts.js';
 
 export interface PipelineEnv {
@@ -25,7 +25,8 @@ export interface PipelineEnv {
  */
 export async function runPipeline(store: IngestStore, uplink: Uplink, env: PipelineEnv): Promise<IngestResult> {
   const module = await resolveModule(store, uplink);
-  const raw = await storeRaw(store, module, uplink, env.now());
+  const now = env.now();
+  const raw = await storeRaw(store, module, uplink, now);
   const result: IngestResult = {
     uplink: raw.outcome,
     rawId: raw.rawId,
@@ -36,18 +37,18 @@ export async function runPipeline(store: IngestStore, uplink: Uplink, env: Pipel
   if (raw.outcome !== 'new') return result;
 
   const decoded = decodeFrame(module, uplink.data);
+  await updateModule(store, module, uplink, decoded.ok ? decoded.frame : undefined, decoded.ok ? decoded.switchTo : undefined);
   if (!decoded.ok) {
     env.log.warn({ module: module.serial, data: uplink.data, seqNumber: uplink.seqNumber, reason: decoded.reason }, 'invalid UDM frame kept in raw history only');
     return { ...result, frame: 'invalid', reason: decoded.reason };
   }
   const { frame } = decoded;
-  await updateModule(store, module, frame, uplink.time, decoded.switchTo);
   if (await detectRepetition(store, module, frame, uplink.data)) return { ...result, frame: 'repetition' };
 
-  const whenMs = uplink.time * 1000;
+  const whenMs = receptionTime(module, now);
   const concerned = await resolveDevice(store, module, frame);
   const { device, contrib } = await applyDeviceState(store, module, frame, concerned, whenMs);
-  const message = await storeMessage(store, module, { uplink, rawId: raw.rawId, frame, device, contrib, dateText: env.dateText });
+  const message = await storeMessage(store, module, { uplink, rawId: raw.rawId, whenMs, frame, device, contrib, dateText: env.dateText });
   const alerts = await raiseAlerts(store, module, frame, device, { id: message.id, whenMs });
   return { ...result, frame: 'message', device: device.serial, type: message.type, messageId: message.id, alerts };
 }

@@ -19,6 +19,7 @@ const HISTORY_COLUMNS = [
   'messages.id',
   'messages.device_id',
   'messages.when_ms',
+  'messages.time_s',
   'messages.lvl',
   'messages.station',
   'messages.type',
@@ -27,7 +28,7 @@ const HISTORY_COLUMNS = [
   'messages.contrib',
   'messages.ctxt',
 ] as const;
-export type HistoryRow = Pick<MessageRow, 'id' | 'device_id' | 'when_ms' | 'lvl' | 'station' | 'type' | 'frame' | 'custom' | 'contrib' | 'ctxt'> & {
+export type HistoryRow = Pick<MessageRow, 'id' | 'device_id' | 'when_ms' | 'time_s' | 'lvl' | 'station' | 'type' | 'frame' | 'custom' | 'contrib' | 'ctxt'> & {
   device_serial: string;
 };
 

@@ -56,6 +56,11 @@ export interface ModulesTable {
   last_cpt: number | null;
   /** Expected period (s) of the module's watched devices when their keep-alives do not say. */
   watch_period_s: number | null;
+  /** Sigfox sequence number and network time (epoch s) of the newest uplink by network time. */
+  last_seq: number | null;
+  last_time_s: number | null;
+  /** The last `when_ms` given to one of the module's messages: the next one is later, strictly. */
+  last_when_ms: number | null;
 }
 
 export interface DevicesTable {
@@ -130,7 +135,10 @@ export interface MessagesTable {
   module_serial: string;
   device_id: number;
   raw_id: number | null;
+  /** snsr's reception time, epoch ms, strictly increasing per module: what pollers page on. */
   when_ms: number;
+  /** The network's time of the uplink, epoch s (also on the raw message). */
+  time_s: number;
   type: string;
   station: string;
   lvl: number | null;

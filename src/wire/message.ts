@@ -4,9 +4,12 @@ import type { MessageRow } from '../storage/schema.js';
 export const decimal = (value: number | null): string => (value === null ? '0' : String(value));
 
 /** The columns a message's wire form is made of (history reads only these). */
-export type PresentableMessage = Pick<MessageRow, 'when_ms' | 'lvl' | 'station' | 'type' | 'frame' | 'custom' | 'contrib' | 'ctxt'>;
+export type PresentableMessage = Pick<MessageRow, 'when_ms' | 'time_s' | 'lvl' | 'station' | 'type' | 'frame' | 'custom' | 'contrib' | 'ctxt'>;
 
-/** A stored message as history, recents and callbacks show it; `custom` is the decoded values' JSON. */
+/**
+ * A stored message as history, recents and callbacks show it; `custom` is the decoded values' JSON.
+ * `when` (and `received`) is snsr's reception time in ms; `extra.time` the network's time in s.
+ */
 export function presentMessage(row: PresentableMessage, deviceSerial: string) {
   return {
     when: row.when_ms,
@@ -14,7 +17,7 @@ export function presentMessage(row: PresentableMessage, deviceSerial: string) {
     station: row.station,
     type: row.type,
     device: deviceSerial,
-    extra: { message: row.frame, ...(JSON.parse(row.custom) as Record<string, unknown>) },
+    extra: { message: row.frame, time: row.time_s, ...(JSON.parse(row.custom) as Record<string, unknown>) },
     contrib: JSON.parse(row.contrib) as Record<string, unknown>,
     ctxt: JSON.parse(row.ctxt) as Record<string, unknown>,
     received: row.when_ms,
@@ -39,7 +42,7 @@ export function messagesJson(rows: readonly (PresentableMessage & { device_seria
     return (
       `{"when":${row.when_ms},"lvl":${JSON.stringify(decimal(row.lvl))},"station":${JSON.stringify(row.station)},` +
       `"type":${JSON.stringify(row.type)},"device":${JSON.stringify(row.device_serial)},` +
-      `"extra":{"message":${frame}${members(row.custom)}},"contrib":${row.contrib.trim()},"ctxt":${row.ctxt.trim()},` +
+      `"extra":{"message":${frame},"time":${row.time_s}${members(row.custom)}},"contrib":${row.contrib.trim()},"ctxt":${row.ctxt.trim()},` +
       `"received":${row.when_ms},"payload":${frame}}`
     );
   });

@@ -25,7 +25,7 @@ async function queue(count: number, on: Record<string, string> = env): Promise<n
     const device = (await context.repositories.devices.bySerial('C0FE'))!;
     for (let i = 0; i < count; i++) {
       const message = await context.repositories.messages.insert({
-        module_serial: 'C0FE', device_id: device.id, raw_id: null, when_ms: Date.now() + i, type: 'event:templow', station: '1A2B', lvl: -120,
+        module_serial: 'C0FE', device_id: device.id, raw_id: null, when_ms: Date.now() + i, time_s: Math.floor(Date.now() / 1000), type: 'event:templow', station: '1A2B', lvl: -120,
         frame: '00000046', frame_type: 'srv_frm_event', code: 'event_temp_low', entry_id: 0, stamp: 0, cpt: 0, retry: 0, custom: '{}', contrib: '{}', ctxt: '{}',
       });
       await enqueueDeliveries(context.storage.db, message);

@@ -45,6 +45,7 @@ export async function deliveryFixture(dialect: Dialect, env: Record<string, stri
         device_id: device.id,
         raw_id: null,
         when_ms: clock,
+        time_s: Math.floor(clock / 1000),
         type: 'event:templow',
         station: '1A2B',
         lvl: -121.5,

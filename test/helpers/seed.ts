@@ -88,6 +88,7 @@ export async function seedUplink(app: TestApp, uplink: SeedUplink): Promise<Seed
         device_id: device.id,
         raw_id: raw.id,
         when_ms: timeS * 1000,
+        time_s: timeS,
         type: messageType(code),
         station: first.tap,
         lvl: first.rssi,

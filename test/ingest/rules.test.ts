@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decode } from '../../src/protocol/udm/index.js';
 import type { Frame, Protocol } from '../../src/protocol/udm/index.js';
-import { lostBetween } from '../../src/ingest/steps/update-module.js';
+import { lostBetween, lostBetweenSeq } from '../../src/ingest/steps/update-module.js';
 import { decodeFrame } from '../../src/ingest/steps/decode-frame.js';
 import { repeats } from '../../src/ingest/steps/detect-repetition.js';
 import { concernedEntry } from '../../src/ingest/steps/resolve-device.js';
@@ -23,7 +23,20 @@ const DEVICE: DeviceRow = {
   losts: 3, msgs: 9, firstseen: 1_700_000_000_000, lastseen: null, battery: 'ON', level: 'UNKNOWN', network: 'OFF', tamper: 'UNKNOWN',
   temp: 'LOW', status: 'UNDEFINED', type: 'OTHER', bidirval: null, period_s: null,
 };
-const module = (protocol: Protocol): IngestModule => ({ serial: 'C0FE', protocol, lastCpt: null, device: DEVICE });
+const module = (protocol: Protocol): IngestModule => ({ serial: 'C0FE', protocol, lastCpt: null, lastSeq: null, lastTimeS: null, lastWhenMs: null, device: DEVICE });
+
+describe('lost uplinks from the Sigfox sequence number', () => {
+  it('counts the numbers skipped, none across the wrap from 4095 to 0, none after a reset', () => {
+    expect(lostBetweenSeq(null, 5)).toBe(0);
+    expect(lostBetweenSeq(4, 5)).toBe(0);
+    expect(lostBetweenSeq(4, 9)).toBe(4);
+    expect(lostBetweenSeq(4095, 0)).toBe(0);
+    expect(lostBetweenSeq(4093, 1)).toBe(3);
+    expect(lostBetweenSeq(1500, 0)).toBe(0);
+    expect(lostBetweenSeq(1500, 3)).toBe(0);
+    expect(lostBetweenSeq(7, 7)).toBe(0);
+  });
+});
 
 describe('lost uplinks from the 4-bit counter', () => {
   it('counts the counters skipped between two, across the wrap', () => {
@@ -126,10 +139,10 @@ describe('what a frame contributes', () => {
 });
 
 describe('a message ctxt', () => {
-  it('holds the device fields as the device object shows them, without uid and category', () => {
+  it('holds the device fields as the device object shows them, id, serial and index included, without uid and category', () => {
     const ctxt = deviceContext(DEVICE, (ms) => `date ${ms}`);
     expect(ctxt).toEqual({
-      active: true, watched: false, alerts: 2, alerts_ack: 1, losts: 3, msgs: 9, firstseen: 'date 1700000000000',
+      id: '7', serial: 'C0FE', index: 0, active: true, watched: false, alerts: 2, alerts_ack: 1, losts: 3, msgs: 9, firstseen: 'date 1700000000000',
       battery: 'ON', level: 'UNKNOWN', network: 'OFF', tamper: 'UNKNOWN', temp: 'LOW', status: 'UNDEFINED', type: 'OTHER',
     });
   });

@@ -7,7 +7,6 @@ import { decode } from '../../src/protocol/udm/index.js';
 import type { Frame } from '../../src/protocol/udm/index.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { IngestStore } from '../../src/ingest/ingest-store.js';
-import type { IngestModule } from '../../src/ingest/ingest-store.js';
 import { runPipeline } from '../../src/ingest/pipeline.js';
 import { resolveModule } from '../../src/ingest/steps/resolve-module.js';
 import { storeRaw } from '../../src/ingest/steps/store-raw.js';
@@ -42,13 +41,14 @@ describe.each(dialects)('ingest steps (%s)', (dialect) => {
   const moduleOf = (serial: string) => inTransaction((store) => resolveModule(store, { device: serial, time: 0, data: '' }));
   const db = () => app.context.storage.db;
 
-  it('resolveModule finds the module case-insensitively, with its own device and the newest frame time', async () => {
+  it('resolveModule finds the module case-insensitively, with its own device and the newest uplink', async () => {
     const module = await moduleOf('0ace');
-    expect(module).toMatchObject({ serial: '0ACE', protocol: 'UDM23', lastCpt: null, device: { serial: '0ACE', idx: 0, lastseen: null } });
+    expect(module).toMatchObject({ serial: '0ACE', protocol: 'UDM23', lastCpt: null, lastSeq: null, lastTimeS: null, lastWhenMs: null, device: { serial: '0ACE', idx: 0, lastseen: null } });
     await ingest({ device: '0ACE', time: T + 5, data: '020300189167', seqNumber: 1 });
     await ingest({ device: '0ACE', time: T + 3, data: '030300189167', seqNumber: 2 });
-    // the second uplink arrived late: it neither moves the counter nor lastseen back
-    expect(await moduleOf('0ACE')).toMatchObject({ lastCpt: 2, device: { lastseen: (T + 5) * 1000 } });
+    // The second uplink arrived late: it does not move the counters back. Both were received at 42
+    // by the clock: the second message's `when` (and the device's lastseen) moved on to 43.
+    expect(await moduleOf('0ACE')).toMatchObject({ lastCpt: 2, lastSeq: 1, lastTimeS: T + 5, lastWhenMs: 43, device: { lastseen: 43 } });
   });
 
   it('resolveModule rejects an unknown device with a not-found error', async () => {
@@ -89,19 +89,20 @@ describe.each(dialects)('ingest steps (%s)', (dialect) => {
       const module = await moduleOf('BEEF');
       return [module.lastCpt, module.device.losts];
     };
-    const step = (hex: string, time: number, newestS: number | null) =>
+    // Without a sequence number, the frame's 4-bit counter; a late uplink is one older than the newest by network time.
+    const step = (hex: string, time: number) =>
       inTransaction(async (store) => {
-        const found = await resolveModule(store, { device: 'BEEF', time, data: hex });
-        const module: IngestModule = { ...found, device: { ...found.device, lastseen: newestS === null ? null : newestS * 1000 } };
-        await updateModule(store, module, frame(hex), time);
+        const uplink = { device: 'BEEF', time, data: hex };
+        await updateModule(store, await resolveModule(store, uplink), uplink, frame(hex));
       });
-    await step('050300189167', T, null);
+    await step('050300189167', T);
     expect(await state()).toEqual([5, 0]);
-    await step('090300189167', T + 10, T);
+    await step('090300189167', T + 10);
     expect(await state()).toEqual([9, 3]);
-    await step('070300189167', T + 5, T + 10);
+    await step('070300189167', T + 5);
     expect(await state()).toEqual([9, 2]);
-    await inTransaction(async (store) => updateModule(store, await resolveModule(store, { device: 'BEEF', time: 0, data: '' }), frame('0A0300189167'), T + 20, 'UDM23'));
+    const register = { device: 'BEEF', time: T + 20, data: '0A0300189167' };
+    await inTransaction(async (store) => updateModule(store, await resolveModule(store, register), register, frame('0A0300189167'), 'UDM23'));
     expect((await app.context.repositories.modules.bySerial('BEEF'))?.protocol).toBe('UDM23');
   });
 
@@ -143,12 +144,12 @@ describe.each(dialects)('ingest steps (%s)', (dialect) => {
     const stored = await inTransaction(async (store) => {
       const module = await resolveModule(store, uplink);
       const { rawId } = await storeRaw(store, module, uplink, 5);
-      return storeMessage(store, module, { uplink, rawId, frame: frame('25000632'), device: module.device, contrib: { temp: 'LOW' }, dateText });
+      return storeMessage(store, module, { uplink, rawId, whenMs: 1_800_000_000_123, frame: frame('25000632'), device: module.device, contrib: { temp: 'LOW' }, dateText });
     });
     const row = await db().selectFrom('messages').selectAll().where('id', '=', stored.id).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ type: 'event:templow', station: '0A0B', lvl: -111, when_ms: (T + 400) * 1000, frame: '25000632', code: 'event_temp_low', stamp: 2, cpt: 5 });
+    expect(row).toMatchObject({ type: 'event:templow', station: '0A0B', lvl: -111, when_ms: 1_800_000_000_123, time_s: T + 400, frame: '25000632', code: 'event_temp_low', stamp: 2, cpt: 5 });
     expect(JSON.parse(row.custom)).toEqual({ temperature_c: -5 });
-    expect(JSON.parse(row.ctxt)).toMatchObject({ msgs: 2, lastseen: `at ${(T + 5) * 1000}` });
+    expect(JSON.parse(row.ctxt)).toMatchObject({ msgs: 2, lastseen: 'at 43' });
     expect(await db().selectFrom('deliveries').select(['app_id', 'message_id']).execute()).toEqual([{ app_id: hook.id, message_id: stored.id }]);
   });
 

@@ -9,13 +9,22 @@ import { deviceContext } from '../device-context.js';
 import type { DateText } from '../device-context.js';
 
 /**
+ * A message's `when`: the time snsr received it (epoch ms), strictly after the module's previous
+ * message (a tie, or a clock that stepped back, moves it forward by 1 ms). Pollers read `after` the
+ * newest `when` they saw, so a message the network delivers late still shows up after it.
+ */
+export function receptionTime(module: IngestModule, now: number): number {
+  return module.lastWhenMs !== null && now <= module.lastWhenMs ? module.lastWhenMs + 1 : now;
+}
+
+/**
  * Step 8: the message, as history, recents and callbacks show it, and in the same transaction one
  * pending delivery per attached app with a callback URL.
  */
 export async function storeMessage(
   store: IngestStore,
   module: IngestModule,
-  input: { uplink: Uplink; rawId: number; frame: Frame; device: DeviceRow; contrib: Contribution; dateText: DateText },
+  input: { uplink: Uplink; rawId: number; whenMs: number; frame: Frame; device: DeviceRow; contrib: Contribution; dateText: DateText },
 ): Promise<{ id: number; type: string }> {
   const { uplink, frame, device } = input;
   const type = messageType(frame.code);
@@ -23,8 +32,8 @@ export async function storeMessage(
     module_serial: module.serial,
     device_id: device.id,
     raw_id: input.rawId,
-    // The network's reception time, so a replayed callback yields the very same message.
-    when_ms: uplink.time * 1000,
+    when_ms: input.whenMs,
+    time_s: uplink.time,
     type,
     station: uplink.station?.toUpperCase() ?? '',
     lvl: uplink.rssi ?? null,
@@ -39,6 +48,7 @@ export async function storeMessage(
     contrib: JSON.stringify(input.contrib),
     ctxt: JSON.stringify(deviceContext(device, input.dateText)),
   });
+  await store.setLastWhen(module.serial, input.whenMs);
   await enqueueDeliveries(store.trx, { id, module_serial: module.serial });
   return { id, type };
 }

@@ -2,24 +2,20 @@ import type { IngestModule, IngestStore } from '../ingest-store.js';
 import type { Uplink, UplinkOutcome } from '../uplink.js';
 
 /**
- * Copies of one uplink carry the same sequence number and network time. Sigfox sequence numbers wrap
- * at 4096, which a module cannot reach in less than hours: the same number with a time this far apart
- * is a new uplink.
- */
-export const SAME_UPLINK_WINDOW_S = 60;
-
-/**
- * Step 2: one raw message per uplink — per (module, seqNumber), or (module, time) without a sequence
- * number. Another base station hearing the same uplink adds an rinfo and may raise the raw message's
- * best SNR; a replayed callback changes nothing.
+ * Step 2: one raw message per uplink. An uplink is (module, sequence number, network time): copies
+ * heard by other base stations and replayed callbacks carry the same pair, while the same number
+ * with another time is a new uplink (the 12-bit counter wrapped, or the module was reset). Without
+ * a sequence number, the time and the frame identify it. A stored row is never changed to make room.
+ * Another station's copy adds an rinfo and may raise the raw message's best SNR; a replay changes nothing.
  */
 export async function storeRaw(store: IngestStore, module: IngestModule, uplink: Uplink, now: number): Promise<{ rawId: number; outcome: UplinkOutcome }> {
   const seqNumber = uplink.seqNumber ?? null;
+  const data = uplink.data.toUpperCase();
   const raw = {
     module_serial: module.serial,
     seq_number: seqNumber,
     time_s: uplink.time,
-    data: uplink.data.toUpperCase(),
+    data,
     snr: uplink.snr ?? null,
     avg_snr: uplink.avgSnr ?? null,
     lat: uplink.lat ?? null,
@@ -30,17 +26,12 @@ export async function storeRaw(store: IngestStore, module: IngestModule, uplink:
   let outcome: UplinkOutcome = 'new';
   let bestSnr = raw.snr;
   if (rawId === undefined) {
-    const existing = await store.findRaw(module.serial, seqNumber, uplink.time);
+    // The module row is locked, so the conflicting row cannot have gone since.
+    const existing = await store.findRaw(module.serial, seqNumber, uplink.time, data);
     if (!existing) throw new Error(`raw message of ${module.serial} neither inserted nor found`);
-    if (seqNumber !== null && Math.abs(existing.time_s - uplink.time) > SAME_UPLINK_WINDOW_S) {
-      await store.retireSeqNumber(existing.id);
-      rawId = await store.insertRaw(raw);
-      if (rawId === undefined) throw new Error(`raw message of ${module.serial} not inserted after its sequence number was retired`);
-    } else {
-      rawId = existing.id;
-      bestSnr = existing.snr;
-      outcome = 'replay';
-    }
+    rawId = existing.id;
+    bestSnr = existing.snr;
+    outcome = 'replay';
   }
   if (uplink.station) {
     const added = await store.addRinfo(rawId, uplink.station.toUpperCase(), uplink.rssi ?? null, uplink.snr ?? null);

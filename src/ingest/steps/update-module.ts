@@ -1,22 +1,49 @@
 import type { Frame, Protocol } from '../../protocol/udm/index.js';
 import type { IngestModule, IngestStore } from '../ingest-store.js';
+import type { Uplink } from '../uplink.js';
+
+/** Sigfox sequence numbers count 0..4095 and wrap. */
+export const SEQ_MODULO = 4096;
+/**
+ * A sequence number below the last one is a wrap when it crossed 4095 after fewer skipped uplinks
+ * than this; otherwise the module was reset (its counter restarts near 0), which loses nothing.
+ */
+export const MAX_WRAP_GAP = 256;
 
 /** Uplinks lost between two counters of the module's 4-bit emission counter (0 when unknown). */
 export function lostBetween(lastCpt: number | null, cpt: number): number {
   return lastCpt === null ? 0 : (cpt - lastCpt - 1 + 16) % 16;
 }
 
+/** Uplinks lost between two Sigfox sequence numbers: 0 across a wrap from 4095 to 0 and after a reset. */
+export function lostBetweenSeq(lastSeq: number | null, seq: number): number {
+  if (lastSeq === null) return 0;
+  if (seq > lastSeq) return seq - lastSeq - 1;
+  const acrossWrap = (seq - lastSeq - 1 + SEQ_MODULO) % SEQ_MODULO;
+  return acrossWrap < MAX_WRAP_GAP ? acrossWrap : 0;
+}
+
 /**
- * Step 4: the module's counters. Every emission, repetitions included, advances the 4-bit `cpt`, so
- * a gap since the last one heard is that many uplinks lost, counted on the module's own device. An
- * uplink older than the newest frame of the module arrived late: it was counted lost when the gap
- * was seen, so it is found again, and it does not move the counter back. A REGISTER may switch the
- * protocol.
+ * An uplink older than the module's newest, by network time (and, within one second, by sequence
+ * number): the network delivered it late. It was counted lost when the gap was seen.
  */
-export async function updateModule(store: IngestStore, module: IngestModule, frame: Frame, timeS: number, switchTo?: Protocol): Promise<void> {
-  const newest = module.device.lastseen;
-  const late = newest !== null && timeS * 1000 < newest;
-  const lost = late ? -1 : lostBetween(module.lastCpt, frame.header.cpt);
+export function isLate(module: IngestModule, uplink: Uplink): boolean {
+  if (module.lastTimeS === null) return false;
+  if (uplink.time !== module.lastTimeS) return uplink.time < module.lastTimeS;
+  return uplink.seqNumber !== undefined && module.lastSeq !== null && uplink.seqNumber < module.lastSeq;
+}
+
+/**
+ * Step 4: the module's counters, for every new uplink (repetitions and invalid frames are emissions
+ * too). A gap is counted lost on the module's own device: by the Sigfox sequence number, or by the
+ * frame's 4-bit counter when the network gave none. A late uplink is found again (one lost less)
+ * and does not move the counters back. A REGISTER may switch the protocol.
+ */
+export async function updateModule(store: IngestStore, module: IngestModule, uplink: Uplink, frame: Frame | undefined, switchTo?: Protocol): Promise<void> {
+  const cpt = frame?.header.cpt ?? null;
+  const seq = uplink.seqNumber ?? null;
+  const late = isLate(module, uplink);
+  const lost = late ? -1 : seq !== null ? lostBetweenSeq(module.lastSeq, seq) : cpt !== null ? lostBetween(module.lastCpt, cpt) : 0;
   if (lost !== 0) await store.addLosts(module.device.id, lost);
-  await store.updateModule(module.serial, { ...(!late && { lastCpt: frame.header.cpt }), ...(switchTo && { protocol: switchTo }) });
+  await store.updateModule(module.serial, { ...(!late && { newest: { cpt, seq, timeS: uplink.time } }), ...(switchTo && { protocol: switchTo }) });
 }

@@ -6,6 +6,7 @@ const jsonObject = fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { m
 
 const row = fc.record({
   when_ms: fc.integer({ min: 0, max: 2 ** 45 }),
+  time_s: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
   lvl: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true }), { nil: null }),
   station: fc.string(),
   type: fc.string(),
@@ -31,10 +32,10 @@ describe('messagesJson', () => {
   it('keeps the member order clients see and writes an empty page as []', () => {
     expect(messagesJson([])).toBe('[]');
     const text = messagesJson([
-      { when_ms: 5, lvl: -120.5, station: '1B2C', type: 'event:templow', frame: '25000632', device_serial: 'C0FE/1', custom: '{"temperature_c":-5}', contrib: '{"temp":"LOW"}', ctxt: '{}' },
+      { when_ms: 5, time_s: 1_700_000_000, lvl: -120.5, station: '1B2C', type: 'event:templow', frame: '25000632', device_serial: 'C0FE/1', custom: '{"temperature_c":-5}', contrib: '{"temp":"LOW"}', ctxt: '{}' },
     ]);
     expect(text).toBe(
-      '[{"when":5,"lvl":"-120.5","station":"1B2C","type":"event:templow","device":"C0FE/1","extra":{"message":"25000632","temperature_c":-5},' +
+      '[{"when":5,"lvl":"-120.5","station":"1B2C","type":"event:templow","device":"C0FE/1","extra":{"message":"25000632","time":1700000000,"temperature_c":-5},' +
         '"contrib":{"temp":"LOW"},"ctxt":{},"received":5,"payload":"25000632"}]',
     );
   });

@@ -77,14 +77,14 @@ describe.each(dialects)('device messages: history, recents, raw history (%s)', (
       station: '0A1B',
       type: 'event:templow',
       device: 'C0FE/1',
-      extra: { message: tempLow(29, 1), temperature_c: -5 },
+      extra: { message: tempLow(29, 1), time: whenOf(29) / 1000, temperature_c: -5 },
       contrib: { temp: 'LOW' },
       ctxt: expect.objectContaining({ temp: 'LOW', msgs: 10, active: true, lastseen: 'Apr 9, 2017 3:33:05 PM' }),
       received: whenOf(29),
       payload: tempLow(29, 1),
     });
     expect(module).toMatchObject({ when: whenOf(28), lvl: '-125', station: '0A1B', type: 'keepalive:voltagetemp', device: 'C0FE' });
-    expect(module!).toHaveProperty('extra', { message: keepAlive(28), interval_h: 24, voltage_mv: 3300, temperature_c: 21.5 });
+    expect(module!).toHaveProperty('extra', { message: keepAlive(28), time: whenOf(28) / 1000, interval_h: 24, voltage_mv: 3300, temperature_c: 21.5 });
     expect(Number((module as unknown as { lvl: string }).lvl)).toBe(-125);
   });
 

@@ -33,10 +33,11 @@ describe.each(dialects)('a device session over ingested uplinks (%s)', (dialect)
     const post = (url: string) => app.server.inject({ method: 'POST', url, headers: { 'X-Snsr-Device-Key': token } });
 
     const history = (await get('/iot/devices/msgs/history.json')).json();
-    expect(history.map((m: { when: number; device: string; type: string }) => [m.when, m.device, m.type])).toEqual([
-      [(T + 1200) * 1000, 'C0FE/1', 'event:templow'],
-      [(T + 600) * 1000, 'C0FE', 'keepalive:voltagetemp'],
+    expect(history.map((m: { when: number; extra: { time: number }; device: string; type: string }) => [m.extra.time, m.device, m.type])).toEqual([
+      [T + 1200, 'C0FE/1', 'event:templow'],
+      [T + 600, 'C0FE', 'keepalive:voltagetemp'],
     ]);
+    expect(history[0].when).toBeGreaterThan(history[1].when);
     expect(history[1]).toMatchObject({ station: '1B2C', lvl: '-120', extra: { message: keepAlive(1), voltage_mv: 3300 }, contrib: { network: 'ON' } });
     expect((await get(`/iot/devices/msgs/recents.json?after=${history[1].when}`)).json()).toEqual([history[0]]);
     expect((await get(`/iot/devices/msgs/history.json?until=${history[0].when}`)).json()).toEqual([history[1]]);

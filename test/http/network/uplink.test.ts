@@ -110,6 +110,7 @@ describe.each(dialects)('POST /network/sigfox/uplink (%s)', (dialect) => {
   });
 
   it('stores a new uplink as a raw message and a decoded message in the wire form history shows', async () => {
+    const sent = Date.now();
     const response = await post(uplink('c0fe', 1, '020300189167'));
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ uplink: 'new', frame: 'message', device: 'C0FE', type: 'keepalive:voltagetemp' });
@@ -120,15 +121,21 @@ describe.each(dialects)('POST /network/sigfox/uplink (%s)', (dialect) => {
     expect(rinfos).toEqual([{ raw_id: raw[0].id, tap: '1A2B', rssi: -120.5, snr: 12.25 }]);
     expect(messages).toHaveLength(1);
     const wire = presentMessage(messages[0], 'C0FE');
+    const when = messages[0].when_ms;
+    expect(when).toBeGreaterThanOrEqual(sent);
+    expect(when).toBeLessThanOrEqual(Date.now());
     expect(wire).toEqual({
-      when: (T + 600) * 1000,
+      when,
       lvl: '-120.5',
       station: '1A2B',
       type: 'keepalive:voltagetemp',
       device: 'C0FE',
-      extra: { message: '020300189167', interval_h: 24, voltage_mv: 3300, temperature_c: 21.5 },
+      extra: { message: '020300189167', time: T + 600, interval_h: 24, voltage_mv: 3300, temperature_c: 21.5 },
       contrib: { network: 'ON' },
       ctxt: {
+        id: String(messages[0].device_id),
+        serial: 'C0FE',
+        index: 0,
         active: true,
         watched: false,
         alerts: 0,
@@ -145,11 +152,11 @@ describe.each(dialects)('POST /network/sigfox/uplink (%s)', (dialect) => {
         status: 'UNDEFINED',
         type: 'OTHER',
       },
-      received: (T + 600) * 1000,
+      received: when,
       payload: '020300189167',
     });
     expect(messages[0]).toMatchObject({ frame_type: 'srv_frm_keepalive', code: 'keepalive_voltage_temp', entry_id: 0, stamp: 0, cpt: 2, retry: 0, raw_id: raw[0].id });
-    expect(await device('C0FE')).toMatchObject({ msgs: 1, network: 'ON', firstseen: (T + 600) * 1000, lastseen: (T + 600) * 1000 });
+    expect(await device('C0FE')).toMatchObject({ msgs: 1, network: 'ON', firstseen: when, lastseen: when });
   });
 
   it('reads the uplink back through the device API: history and raw history', async () => {
@@ -204,12 +211,12 @@ describe.each(dialects)('POST /network/sigfox/uplink (%s)', (dialect) => {
     expect(messages).toHaveLength(2);
   });
 
-  it('takes a sequence number heard again much later for a new uplink: Sigfox numbers wrap at 4096', async () => {
+  it('takes a sequence number heard again at another time for a new uplink, rewriting nothing: Sigfox numbers wrap at 4096', async () => {
     await post(uplink('A004', 5, '020300189167'));
     const later = await post({ ...uplink('A004', 5, '030300189167'), time: T + 5 * 600 + 86_400 });
     expect(later.json()).toMatchObject({ uplink: 'new', frame: 'message' });
     const { raw, messages } = await rows('A004');
-    expect(raw.map((r) => [r.seq_number, r.data])).toEqual([[null, '020300189167'], [5, '030300189167']]);
+    expect(raw.map((r) => [r.seq_number, r.time_s, r.data])).toEqual([[5, T + 5 * 600, '020300189167'], [5, T + 5 * 600 + 86_400, '030300189167']]);
     expect(messages).toHaveLength(2);
   });
 
@@ -248,9 +255,10 @@ describe.each(dialects)('POST /network/sigfox/uplink (%s)', (dialect) => {
       ['A007/1', 1, '0001ABCD', '5', 3, 'ON', 'ON'],
       ['A007/2', 2, null, null, 1, 'OFF', 'UNKNOWN'],
     ]);
-    // The gateway was heard each time; child 2 never was (the gateway reported it lost).
-    expect(devices[0].lastseen).toBe((T + 4 * 600) * 1000);
-    expect(devices[1].lastseen).toBe((T + 2 * 600) * 1000);
+    // The gateway was heard each time; child 2 never was (the gateway reported it lost). Seen is the
+    // reception time: the `when` of the device's last message heard.
+    expect(devices[0].lastseen).toBe(messages[3].when_ms);
+    expect(devices[1].lastseen).toBe(messages[1].when_ms);
     expect(devices[2]).toMatchObject({ firstseen: null, lastseen: null });
     expect(messages.map((m) => [m.entry_id, JSON.parse(m.contrib)])).toEqual([
       [1, { uid: '0001ABCD', category: '5' }],
