@@ -149,6 +149,12 @@ function deliverySettings(env: Env): Config['delivery'] {
   };
 }
 
+function databaseUrl(env: Env): string {
+  const url = env.SNSR_DATABASE_URL || './data/snsr.sqlite';
+  parseDatabaseUrl(url); // refuses unsupported schemes at start, before anything is opened
+  return url;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -165,7 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
-    databaseUrl: env.SNSR_DATABASE_URL || './data/snsr.sqlite',
+    databaseUrl: databaseUrl(env),
     database: {
       poolSize: integer(env, 'SNSR_DATABASE_POOL_SIZE', 10, 1, 1000),
       statementTimeoutMs: integer(env, 'SNSR_STATEMENT_TIMEOUT_MS', 60_000, 0, 86_400_000),
@@ -189,9 +195,18 @@ export type DatabaseTarget =
   | { dialect: 'sqlite'; path: string }
   | { dialect: 'postgres'; url: string };
 
-/** `sqlite:PATH`, `sqlite::memory:`, a bare path, or a `postgres://` / `postgresql://` URL. */
+/**
+ * `sqlite:PATH`, `sqlite::memory:`, a bare path, or a `postgres://` / `postgresql://` URL. Any other
+ * scheme (`mysql://…`, `postgres:db` without slashes) is refused rather than taken for a file name.
+ */
 export function parseDatabaseUrl(url: string): DatabaseTarget {
   if (/^postgres(ql)?:\/\//i.test(url)) return { dialect: 'postgres', url };
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(url)?.[1];
+  if (scheme !== undefined && scheme.toLowerCase() !== 'sqlite') {
+    throw new ConfigError(
+      `SNSR_DATABASE_URL "${url}" is not supported: use a SQLite file path (./data/snsr.sqlite or sqlite:PATH) or postgres://user:password@host:5432/database`,
+    );
+  }
   const path = url.replace(/^sqlite:/i, '');
   if (path === '') throw new ConfigError('SNSR_DATABASE_URL names no SQLite file');
   return { dialect: 'sqlite', path: path === ':memory:' ? path : resolve(path) };

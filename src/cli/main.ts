@@ -1,8 +1,5 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
-import { ConfigError } from '../config.js';
-import { DomainError } from '../domain/errors.js';
-import { MigrationError } from '../storage/migrate.js';
 import { VERSION } from '../version.js';
 import { serveCommand } from './commands/serve.js';
 import { migrateCommand } from './commands/migrate.js';
@@ -14,12 +11,18 @@ import { workerCommand } from './commands/worker.js';
 import { deliveriesCommand } from './commands/deliveries.js';
 import { keysCommand } from './commands/keys.js';
 import { alertsCommand } from './commands/alerts.js';
+import { describeError } from './describe-error.js';
+import { CommanderError, commanderExitCode, EXIT, throwInsteadOfExit } from './exit-code.js';
+import { loadDotEnv } from './load-dot-env.js';
 
 const program = new Command('snsr')
   .description('snsr: a self-hosted device cloud for Sigfox sensor modules')
   .version(VERSION)
   .showHelpAfterError()
-  .addHelpText('after', '\nConfiguration comes from environment variables (see .env.example); every command reads the same ones.')
+  .addHelpText(
+    'after',
+    '\nConfiguration comes from environment variables (see .env.example), and from a .env file in the working\ndirectory (the environment wins); every command reads the same ones.\n\nExit codes: 0 success, 1 failure, 2 wrong command line.',
+  )
   .addCommand(serveCommand())
   .addCommand(migrateCommand())
   .addCommand(accountsCommand())
@@ -30,11 +33,14 @@ const program = new Command('snsr')
   .addCommand(workerCommand())
   .addCommand(deliveriesCommand())
   .addCommand(alertsCommand());
+throwInsteadOfExit(program);
 
 try {
+  loadDotEnv();
   await program.parseAsync(process.argv);
 } catch (error) {
-  const known = error instanceof DomainError || error instanceof ConfigError || error instanceof MigrationError;
-  console.error(`snsr: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(known ? 1 : 70);
+  if (error instanceof CommanderError) process.exit(commanderExitCode(error));
+  console.error(`snsr: ${describeError(error)}`);
+  if (process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace') console.error(error);
+  process.exit(EXIT.failure);
 }

@@ -46,8 +46,8 @@ export function parseCatalog(text: string): CatalogEntry[] {
 export class CatalogService {
   constructor(private readonly modules: ModulesRepository) {}
 
-  async import(text: string): Promise<{ created: number; updated: number }> {
-    return this.modules.importCatalog(parseCatalog(text));
+  async import(text: string, onProgress?: (done: number, total: number) => void): Promise<{ created: number; updated: number }> {
+    return this.modules.importCatalog(parseCatalog(text), onProgress);
   }
 
   list(limit: number, after?: string): Promise<CatalogModule[]> {

@@ -50,7 +50,9 @@ export async function migrateToLatest(
   });
   const result = await migrator.migrateToLatest();
   if (result.error) {
-    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName;
+    // No migration ran: the database could not be reached or read; the caller describes that error.
+    if (failed === undefined) throw result.error;
     const reason = result.error instanceof Error ? result.error.message : String(result.error);
     throw new MigrationError(`migration ${failed} failed: ${reason}`);
   }

@@ -26,7 +26,11 @@ export class ModulesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Inserts or updates every entry and gives each module its own device (index 0), atomically. */
-  async importCatalog(entries: CatalogEntry[]): Promise<{ created: number; updated: number }> {
+  /** One transaction; `onProgress` is told after each batch (for a progress bar). */
+  async importCatalog(
+    entries: CatalogEntry[],
+    onProgress?: (done: number, total: number) => void,
+  ): Promise<{ created: number; updated: number }> {
     return this.db.transaction().execute(async (trx) => {
       let created = 0;
       for (let start = 0; start < entries.length; start += BATCH) {
@@ -59,6 +63,7 @@ export class ModulesRepository {
           .values(batch.map((e) => ({ module_serial: e.serial, idx: 0, serial: e.serial })))
           .onConflict((oc) => oc.columns(['module_serial', 'idx']).doNothing())
           .execute();
+        onProgress?.(start + batch.length, entries.length);
       }
       return { created, updated: entries.length - created };
     });

@@ -8,7 +8,7 @@ const dir = mkdtempSync(join(tmpdir(), 'snsr-cli-'));
 const env = { SNSR_DATABASE_URL: join(dir, 'snsr.sqlite') };
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('snsr CLI (the real binary)', () => {
+describe('snsr CLI (the real binary)', { timeout: 90_000 }, () => {
   it('has --help on every command', async () => {
     for (const command of [[], ['serve'], ['migrate'], ['accounts'], ['accounts', 'create'], ['accounts', 'token'], ['catalog'], ['catalog', 'import'], ['catalog', 'list'], ['decode']]) {
       const result = await snsr([...command, '--help']);

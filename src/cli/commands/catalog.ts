@@ -1,6 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { withContext } from '../run-with-context.js';
+import { progressBar } from '../progress-bar.js';
+
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < 1) throw new InvalidArgumentError('must be a positive integer');
+  return number;
+}
 
 export function catalogCommand(): Command {
   const catalog = new Command('catalog').description("the operator's catalog of manufactured modules");
@@ -12,18 +19,18 @@ export function catalogCommand(): Command {
     .action(async (file: string) => {
       const text = await readFile(file, 'utf8');
       await withContext(async (context) => {
-        const { created, updated } = await context.catalog.import(text);
+        const progress = progressBar('importing');
+        const { created, updated } = await context.catalog.import(text, (done, total) => progress.update(done, total)).finally(() => progress.stop());
         console.log(`imported ${created + updated} modules (${created} new, ${updated} updated)`);
       });
     });
   catalog
     .command('list')
     .description('list the catalog: serial, key, PAC, protocol, registered account id')
-    .option('--limit <n>', 'at most this many modules', '1000')
+    .option('--limit <n>', 'at most this many modules', positiveInteger, 1000)
     .option('--after <serial>', 'start after this serial (paging)')
-    .action(async (options: { limit: string; after?: string }) => {
-      const limit = Number(options.limit);
-      if (!Number.isInteger(limit) || limit < 1) throw new Error('--limit must be a positive integer');
+    .action(async (options: { limit: number; after?: string }) => {
+      const { limit } = options;
       await withContext(async (context) => {
         const modules = await context.catalog.list(limit, options.after?.toUpperCase());
         console.log('SERIAL;KEY;PAC;PROTOCOL;ACCOUNT');

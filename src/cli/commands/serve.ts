@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../config.js';
 import { createContext } from '../../context.js';
 import { buildServer } from '../../http/server.js';
+import { printServeBanner } from '../serve-banner.js';
 import { isClusterWorker, runPrimary } from '../cluster.js';
 
 const processCount = (value: string): number => {
@@ -40,6 +41,7 @@ export function serveCommand(): Command {
       process.once('SIGINT', () => void stop('SIGINT'));
       const address = await server.listen({ port: config.port, host: config.host });
       context.log.info(`snsr listening on ${address} (database: ${context.storage.capabilities.dialect})`);
+      printServeBanner(config, Number(new URL(address).port));
       // Callbacks are sent from this process unless dedicated workers do it; `context.close()` stops it.
       if (options.worker) context.startWorker();
       context.startMaintenance();
