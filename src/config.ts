@@ -23,6 +23,8 @@ export interface Config {
   secret: string | undefined;
   /** Bearer token the Sigfox network presents on uplinks; uplinks are refused while it is unset. */
   networkToken: string | undefined;
+  /** Bearer token `GET /metrics` requires; unset: the metrics are open. */
+  metricsToken: string | undefined;
   timezone: string;
   logLevel: string;
   /** `json`, or `pretty` (colourful, one line per entry): by default pretty when stdout is a terminal. */
@@ -180,6 +182,7 @@ export function loadConfig(env: Env = process.env): Config {
     processes: integer(env, 'SNSR_PROCESSES', 1, 1, 256),
     secret: env.SNSR_SECRET || undefined,
     networkToken: env.SNSR_NETWORK_TOKEN || undefined,
+    metricsToken: env.SNSR_METRICS_TOKEN || undefined,
     timezone: timezone(env),
     logLevel,
     logFormat,

@@ -39,6 +39,9 @@ import { accountEmails } from './integrations/email/account-emails.js';
 import { startAccountPruner } from './lifecycle/account-pruner.js';
 import type { Pruner } from './lifecycle/account-pruner.js';
 import { AlertService } from './domain/alerts.js';
+import { Metrics } from './monitoring/metrics.js';
+import { queueStats } from './monitoring/queue-stats.js';
+import { uplinkOutcome } from './monitoring/ingest-outcome.js';
 import { AlertsRepository } from './storage/alerts-repository.js';
 
 /**
@@ -84,6 +87,8 @@ export interface Context {
   devices: DeviceService;
   /** Alerts of watched devices: listing and acknowledging. */
   alerts: AlertService;
+  /** This process's Prometheus metrics (`GET /metrics`). */
+  metrics: Metrics;
   /** Starts the background pruning of audit entries, ended sessions and expired links; `close()` stops it. */
   startMaintenance(): Pruner;
   close(): Promise<void>;
@@ -118,6 +123,15 @@ export async function createContext(config: Config, options: ContextOptions = {}
   };
   const workers: DeliveryWorker[] = [];
   const pruners: Pruner[] = [];
+  const metrics = new Metrics({
+    queue: queueStats(storage.db),
+    poolUse: () => storage.poolUse(),
+    deliveries: () => {
+      const total = { delivered: 0, retrying: 0, failed: 0 };
+      for (const { stats } of workers) for (const key of Object.keys(total) as (keyof typeof total)[]) total[key] += stats[key];
+      return total;
+    },
+  });
   const modules = new ModuleService(repositories.modules, repositories.devices);
   const { accounts: settings } = config;
   const sessions = new SessionService(new SessionsRepository(storage.db), {
@@ -152,12 +166,19 @@ export async function createContext(config: Config, options: ContextOptions = {}
     catalog: new CatalogService(repositories.modules),
     modules,
     apps: new AppService(repositories.apps, modules, config.delivery.allowPrivateTargets),
-    ingest: new IngestService(storage, log, { dateText: (ms) => legacyDate(new Date(ms), config.timezone) }),
+    ingest: new IngestService(storage, log, {
+      dateText: (ms) => legacyDate(new Date(ms), config.timezone),
+      observe: (outcome, seconds) => {
+        metrics.uplink(uplinkOutcome(outcome), seconds);
+        if ('result' in outcome) for (const alert of outcome.result.alerts?.raised ?? []) metrics.alerts.inc({ kind: alert.kind });
+      },
+    }),
     devices: new DeviceService(secret, repositories, modules),
     alerts: new AlertService(new AlertsRepository(storage.db), {
       moduleBySerial: (serial) => repositories.modules.bySerial(serial),
       deviceBySerial: (serial) => repositories.devices.bySerial(serial),
     }),
+    metrics,
     deliveries: new DeliveryService(new DeliveriesRepository(storage.db), repositories.apps),
     startWorker: (workerOptions = {}) => {
       const worker = createDeliveryWorker(storage, config, log, { ...workerOptions, userAgent: `snsr/${VERSION}` });

@@ -13,6 +13,7 @@ import { registerRoutes } from './routes/index.js';
 import { VERSION } from '../version.js';
 import { sessionsPlugin } from './plugins/sessions.js';
 import { auditPlugin } from './plugins/audit.js';
+import { requestMetricsPlugin } from './plugins/request-metrics.js';
 
 
 /** Builds the HTTP app on a context; `listen` is the caller's business (tests use `inject`). */
@@ -55,6 +56,7 @@ export async function buildServer(context: Context): Promise<Server> {
           session: { type: 'apiKey', in: 'cookie', name: 'snsr_session', description: "the dashboard's session (POST /iot/developers/session.json); same origin only" },
           deviceKey: { type: 'apiKey', in: 'header', name: 'X-Snsr-Device-Key', description: 'token from GET /iot/devices/crc.json' },
           network: { type: 'http', scheme: 'bearer', description: 'SNSR_NETWORK_TOKEN' },
+          metrics: { type: 'http', scheme: 'bearer', description: 'SNSR_METRICS_TOKEN' },
         },
       },
     },
@@ -62,6 +64,7 @@ export async function buildServer(context: Context): Promise<Server> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await sessionsPlugin(app, context);
   await auditPlugin(app, context);
+  await requestMetricsPlugin(app, context);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await registerRoutes(app, context);

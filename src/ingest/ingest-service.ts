@@ -29,6 +29,8 @@ export interface IngestOptions {
   dateText: DateText;
   /** Most uplinks committed in one transaction. */
   maxBatch?: number;
+  /** Told of every uplink once committed (or refused), with the seconds it took: metrics, alert emails. */
+  observe?: (outcome: { result: IngestResult } | { error: unknown }, seconds: number) => void;
 }
 
 /**
@@ -58,7 +60,18 @@ export class IngestService {
   receive(uplink: Uplink): Promise<IngestResult> {
     const rowLocks = this.storage.capabilities.skipLocked;
     const env = { log: this.log, dateText: this.dateText, now: Date.now };
-    return this.commits.run(uplink.device.toUpperCase(), (trx) => runPipeline(new IngestStore(trx, rowLocks), uplink, env));
+    const done = this.commits.run(uplink.device.toUpperCase(), (trx) => runPipeline(new IngestStore(trx, rowLocks), uplink, env));
+    const observe = this.options.observe;
+    if (!observe) return done;
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    return done.then(
+      (result) => (observe({ result }, seconds()), result),
+      (error: unknown) => {
+        observe({ error }, seconds());
+        throw error;
+      },
+    );
   }
 
   /** Waits for every uplink received so far to be committed. */

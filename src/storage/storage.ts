@@ -15,7 +15,16 @@ export interface Storage {
   capabilities: Capabilities;
   /** After-commit notifications: LISTEN/NOTIFY on PostgreSQL, in-process on SQLite. */
   notifier: Notifier;
+  /** Connections: how many the pool may open, how many are open and lent out, how many callers wait. */
+  poolUse(): PoolUse;
   close(): Promise<void>;
+}
+
+export interface PoolUse {
+  max: number;
+  open: number;
+  busy: number;
+  waiting: number;
 }
 
 export interface OpenOptions {
@@ -33,16 +42,21 @@ export async function openStorage(databaseUrl: string, options: OpenOptions = {}
   const notifier = new TransactionalNotifier(target.dialect === 'postgres' ? new PostgresTransport(target.url, onError) : undefined, onError);
   const wrap = notifier.wrapDialect.bind(notifier);
   const settings = options.database ?? {};
+  // SQLite's one connection is always open; statements run one after another on it.
+  let poolUse = (): PoolUse => ({ max: 1, open: 1, busy: 0, waiting: 0 });
+  const onPool = (pool: { options: { max?: number }; totalCount: number; idleCount: number; waitingCount: number }) => {
+    poolUse = () => ({ max: pool.options.max ?? 10, open: pool.totalCount, busy: pool.totalCount - pool.idleCount, waiting: pool.waitingCount });
+  };
   const db =
     target.dialect === 'sqlite'
       ? connectSqlite(target.path, { wrap, busyTimeoutMs: settings.lockTimeoutMs })
-      : connectPostgres(target.url, { ...settings, wrap });
+      : connectPostgres(target.url, { ...settings, wrap, onPool });
   const capabilities = target.dialect === 'sqlite' ? sqliteCapabilities : postgresCapabilities;
   const close = async () => {
     await notifier.close();
     await db.destroy();
   };
-  const storage: Storage = { db, capabilities, notifier, close };
+  const storage: Storage = { db, capabilities, notifier, poolUse: () => poolUse(), close };
   if (options.migrate) {
     try {
       await migrateToLatest(db, capabilities);

@@ -17,10 +17,12 @@ import { auditRoutes } from './developers/audit.js';
 import { registerRoute, selfServiceRoutes } from './developers/self-service.js';
 import { profileRoutes } from './developers/profile.js';
 import { alertRoutes } from './developers/alerts.js';
+import { metricsRoutes } from './metrics.js';
 
 /** The one place routes are registered; each folder is a URL prefix with its own auth hook. */
 export async function registerRoutes(app: Server, context: Context): Promise<void> {
   await app.register(async (scope) => healthRoutes(scope, context));
+  await app.register(async (scope) => metricsRoutes(scope, context));
   await app.register(async (scope) => securityRoutes(scope, context));
   await app.register(
     async (scope) => {

@@ -17,6 +17,8 @@ export interface PostgresOptions {
   lockTimeoutMs?: number;
   /** Adds behaviour to the driver (after-commit notifications). */
   wrap?: (dialect: Dialect) => Dialect;
+  /** Receives the pool, for its use figures (metrics). */
+  onPool?: (pool: pg.Pool) => void;
 }
 
 export function connectPostgres(url: string, options: PostgresOptions = {}): Kysely<Database> {
@@ -29,6 +31,7 @@ export function connectPostgres(url: string, options: PostgresOptions = {}): Kys
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  options.onPool?.(pool);
   const dialect = new PostgresDialect({ pool });
   return new Kysely<Database>({ dialect: options.wrap ? options.wrap(dialect) : dialect });
 }
