@@ -88,31 +88,38 @@ function keyFingerprint(secret: string, key: string): string {
   return hmac(secret, `module-key:${key.toUpperCase()}`).subarray(0, 6).toString('base64url');
 }
 
+const sign = (secret: string, signed: string): string => hmac(secret, `device:${signed}`).subarray(0, 18).toString('base64url');
+
 /**
- * Device token: base64 of `<SERIAL>:<key fingerprint>.<signature>`. The signature covers the serial
- * and the fingerprint, so it is checked with the secret alone; the fingerprint is compared with the
- * module's current key when the module is loaded for the request.
+ * Device token: base64 of `<SERIAL>:<registration>:<key fingerprint>.<signature>`. The signature
+ * covers everything before it, so it is checked with the secret alone; the registration and the
+ * fingerprint are compared with the module's current ones when the module is loaded for the request,
+ * so a change of hands or a new device key ends the token.
  */
-export function deviceToken(secret: string, serial: string, key: string): string {
-  const fingerprint = keyFingerprint(secret, key);
-  const signature = hmac(secret, `device:${serial}:${fingerprint}`).subarray(0, 18).toString('base64url');
-  return Buffer.from(`${serial}:${fingerprint}.${signature}`).toString('base64');
+export function deviceToken(secret: string, serial: string, registration: number, key: string): string {
+  const signed = `${serial}:${registration}:${keyFingerprint(secret, key)}`;
+  return Buffer.from(`${signed}.${sign(secret, signed)}`).toString('base64');
 }
 
 export interface DeviceTokenClaims {
   serial: string;
+  registration: number;
   fingerprint: string;
 }
 
-/** Checks the signature only; undefined when the token is malformed or forged. */
+/**
+ * Checks the signature only; undefined when the token is malformed or forged. Tokens issued before
+ * registrations were counted (`<SERIAL>:<fingerprint>.<signature>`) stand for registration 0, the
+ * one every module had then, so devices in the field keep working until their module changes hands.
+ */
 export function readDeviceToken(secret: string, token: string): DeviceTokenClaims | undefined {
   if (!/^[A-Za-z0-9+/]+=*$/.test(token)) return undefined;
   const text = Buffer.from(token, 'base64').toString('utf8');
-  const match = /^([^:]+):([A-Za-z0-9_-]{8})\.([A-Za-z0-9_-]{24})$/.exec(text);
+  const match = /^([^:]+):(?:(\d{1,9}):)?([A-Za-z0-9_-]{8})\.([A-Za-z0-9_-]{24})$/.exec(text);
   if (!match) return undefined;
-  const [, serial, fingerprint, signature] = match as unknown as [string, string, string, string];
-  const expected = hmac(secret, `device:${serial}:${fingerprint}`).subarray(0, 18).toString('base64url');
-  return safeEqual(signature, expected) ? { serial, fingerprint } : undefined;
+  const [, serial, registration, fingerprint, signature] = match as unknown as [string, string, string | undefined, string, string];
+  const signed = registration === undefined ? `${serial}:${fingerprint}` : `${serial}:${registration}:${fingerprint}`;
+  return safeEqual(signature, sign(secret, signed)) ? { serial, registration: Number(registration ?? 0), fingerprint } : undefined;
 }
 
 export function tokenMatchesKey(secret: string, claims: DeviceTokenClaims, key: string): boolean {

@@ -7,6 +7,7 @@ import type { CatalogModule, Device } from './types.js';
 import type { ModuleService } from './modules.js';
 import { keyMatches, normalizeSerial } from './modules.js';
 import { deviceToken, readDeviceToken, tokenMatchesKey } from './credentials.js';
+import type { DeviceTokenClaims } from './credentials.js';
 import { badRequest, notFound, unauthorized } from './errors.js';
 import { afterMs, beforeMs, beforeSeconds, parseAmount, parseInstant } from './time-range.js';
 
@@ -30,10 +31,11 @@ const STATUS = /^[A-Z][A-Z0-9_]{0,31}$/;
 const BIDIR = /^[0-9A-F]{16}$/i;
 
 /**
- * What the token's key fingerprint covers: the printed key and the PAC, so re-keying the module in
- * the catalog, or a new PAC after a transfer of ownership, ends every token issued before.
+ * What the token's key fingerprint covers: the key in force (the owner's device key, else the
+ * printed key) and the PAC, so a new device key, or new catalog values, end every token issued before.
  */
-const keyMaterial = (module: CatalogModule): string => `${module.key}:${module.pac}`;
+const keyMaterial = (module: CatalogModule): string =>
+  module.deviceKey === null ? `${module.key}:${module.pac}` : `device:${module.deviceKey}:${module.pac}`;
 
 /** The flag's new value from the wire; an empty value clears bidirval and resets status. */
 function flagValue(flag: Flag, value: string | undefined): DeviceFlags {
@@ -63,7 +65,7 @@ export class DeviceService {
    * send the same token on every call; this spares two HMACs per request without weakening the
    * check, since a module's current key material is compared on every request all the same.
    */
-  private readonly verified = new LRUCache<string, { serial: string; keyMaterial: string }>({ max: 10_000 });
+  private readonly verified = new LRUCache<string, { claims: DeviceTokenClaims; keyMaterial: string }>({ max: 10_000 });
 
   constructor(
     private readonly secret: string,
@@ -85,29 +87,35 @@ export class DeviceService {
     const module = await this.repositories.modules.bySerial(serial);
     if (!module) throw notFound(`serial ${serial} not found`);
     if (!keyMatches(module, key)) throw unauthorized(`key does not match module ${serial}`);
-    return deviceToken(this.secret, module.serial, keyMaterial(module));
+    return deviceToken(this.secret, module.serial, module.registration, keyMaterial(module));
   }
 
-  /** The scope a device token grants; 401 when it is forged, from another secret, or the module was re-keyed. */
+  /**
+   * The scope a device token grants; 401 when it is forged or from another secret, when the module
+   * changed hands since it was issued, or when the module's device key changed.
+   */
   async byToken(token: string): Promise<DeviceScope> {
-    const serial = this.verified.get(token)?.serial ?? readDeviceToken(this.secret, token)?.serial;
-    if (serial === undefined) throw unauthorized('invalid device token: get one from GET /iot/devices/crc.json');
-    const module = await this.repositories.modules.bySerial(serial);
-    if (!module || !this.fingerprintMatches(token, serial, keyMaterial(module))) {
-      throw unauthorized(`device token of ${serial} is no longer valid (the module was re-keyed): get a new one`);
+    const claims = this.verified.get(token)?.claims ?? readDeviceToken(this.secret, token);
+    if (claims === undefined) throw unauthorized('invalid device token: get one from GET /iot/devices/crc.json');
+    const module = await this.repositories.modules.bySerial(claims.serial);
+    if (!module) throw unauthorized(`device token of ${claims.serial} names no module: get a new one`);
+    if (claims.registration !== module.registration) {
+      throw unauthorized(`device token of ${claims.serial} was issued before the module was last registered or unregistered: get a new one`);
+    }
+    if (!this.fingerprintMatches(token, claims, keyMaterial(module))) {
+      throw unauthorized(`device token of ${claims.serial} is no longer valid (the module was re-keyed): get a new one`);
     }
     return { module, via: 'token' };
   }
 
   /** The token's key fingerprint against the module's current key material, remembered per token. */
-  private fingerprintMatches(token: string, serial: string, material: string): boolean {
+  private fingerprintMatches(token: string, claims: DeviceTokenClaims, material: string): boolean {
     if (this.verified.get(token)?.keyMaterial === material) return true;
-    const claims = readDeviceToken(this.secret, token);
-    if (!claims || !tokenMatchesKey(this.secret, claims, material)) {
+    if (!tokenMatchesKey(this.secret, claims, material)) {
       this.verified.delete(token);
       return false;
     }
-    this.verified.set(token, { serial, keyMaterial: material });
+    this.verified.set(token, { claims, keyMaterial: material });
     return true;
   }
 
@@ -186,7 +194,10 @@ export class DeviceService {
     await this.repositories.devices.setFlags(device!.id, flags);
   }
 
-  /** The module's own line of pacs.csv. */
+  /**
+   * The module's own line of pacs.csv. The token names the module's current registration and key,
+   * so a previous owner's token never reads it.
+   */
   async pac(scope: DeviceScope, selector: DeviceSelector = {}): Promise<{ serial: string; pac: string }> {
     await this.select(scope, selector);
     return { serial: scope.module.serial, pac: scope.module.pac };

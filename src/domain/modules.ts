@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { ModulesRepository } from '../storage/modules-repository.js';
 import type { DevicesRepository } from '../storage/devices-repository.js';
 import type { CatalogModule, Device, ModuleListItem } from './types.js';
@@ -10,11 +11,18 @@ export interface RegistrationResult {
   invalid_key: string[];
 }
 
-/** A module's key: the 8-hex key printed on the packaging or its 16-hex PAC, any case. */
+/**
+ * A module's key, any case: the device key its owner set, or while there is none the 8-hex key
+ * printed on the packaging or its 16-hex PAC. A device key replaces both, so what the previous
+ * owner knew stops working.
+ */
 export function keyMatches(module: CatalogModule, key: string): boolean {
   const candidate = key.trim().toUpperCase();
+  if (module.deviceKey !== null) return candidate === module.deviceKey;
   return candidate === module.key || candidate === module.pac;
 }
+
+const DEVICE_KEY = /^[0-9A-F]{8}$/;
 
 export const normalizeSerial = (serial: string): string => serial.trim().toUpperCase();
 
@@ -53,6 +61,19 @@ export class ModuleService {
   async unregister(accountId: number, id: number, sn: string): Promise<void> {
     const { module } = await this.owned(accountId, sn, id);
     await this.modules.unregister(module.serial, accountId);
+  }
+
+  /**
+   * Sets a new device key on a module the account holds: the given 8 hex digits, or random ones.
+   * Device tokens minted before, and `crc.json` with the old key or the PAC, stop working.
+   */
+  async rekey(accountId: number, sn: string, key?: string): Promise<{ serial: string; key: string }> {
+    const serial = normalizeSerial(sn);
+    if (serial === '') throw badRequest('sn is required: the module serial');
+    const newKey = key === undefined || key.trim() === '' ? randomBytes(4).toString('hex').toUpperCase() : key.trim().toUpperCase();
+    if (!DEVICE_KEY.test(newKey)) throw badRequest(`key must be 8 hex digits, got ${JSON.stringify(key)}`);
+    if (!(await this.modules.setDeviceKey(serial, accountId, newKey))) throw notFound(`module ${serial} not found`);
+    return { serial, key: newKey };
   }
 
   list(accountId: number): Promise<ModuleListItem[]> {

@@ -68,6 +68,10 @@ export interface CatalogModule {
   protocol: Protocol;
   accountId: number | null;
   registeredAt: Date | null;
+  /** Which registration the module is in: 0 at import, one more at every registration and unregistration. */
+  registration: number;
+  /** The device key the current owner set; null while the printed key and the PAC are in force. */
+  deviceKey: string | null;
 }
 
 export type Health = 'ON' | 'OFF' | 'UNKNOWN';

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Protocol } from '../protocol/udm/index.js';
 import type { CatalogModule, ModuleListItem } from '../domain/types.js';
 import type { Database, ModuleRow } from './schema.js';
+import { resetRegistration } from './registration-reset.js';
 
 export interface CatalogEntry {
   serial: string;
@@ -17,6 +18,8 @@ const toModule = (row: ModuleRow): CatalogModule => ({
   protocol: row.protocol as Protocol,
   accountId: row.account_id,
   registeredAt: row.registered_at === null ? null : new Date(row.registered_at),
+  registration: row.registration,
+  deviceKey: row.device_key,
 });
 
 const BATCH = 200;
@@ -87,28 +90,52 @@ export class ModulesRepository {
     return rows.map(toModule);
   }
 
-  /** Claims the module for the account if nobody holds it; false when another registration won. */
+  /**
+   * Claims the module for the account if nobody holds it, as a new registration that starts empty;
+   * false when another registration won. The module row is changed first: its lock orders this
+   * against the module's uplinks.
+   */
   async register(serial: string, accountId: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('modules')
-      .set({ account_id: accountId, registered_at: Date.now() })
-      .where('serial', '=', serial)
-      .where('account_id', 'is', null)
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    return this.db.transaction().execute(async (trx) => {
+      const claimed = await trx
+        .updateTable('modules')
+        .set((eb) => ({ account_id: accountId, registered_at: Date.now(), registration: eb('registration', '+', 1), device_key: null, last_cpt: null, last_seq: null, last_time_s: null, watch_period_s: null }))
+        .where('serial', '=', serial)
+        .where('account_id', 'is', null)
+        .executeTakeFirst();
+      if (claimed.numUpdatedRows === 0n) return false;
+      await resetRegistration(trx, serial);
+      return true;
+    });
   }
 
-  /** Releases the module and detaches it from every app. */
+  /**
+   * Releases the module: detached from every app, the registration's data erased, the printed key
+   * in force again, and every device token issued so far ended.
+   */
   async unregister(serial: string, accountId: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('app_modules').where('module_serial', '=', serial).execute();
-      await trx
+      const released = await trx
         .updateTable('modules')
-        .set({ account_id: null, registered_at: null })
+        .set((eb) => ({ account_id: null, registered_at: null, registration: eb('registration', '+', 1), device_key: null, last_cpt: null, last_seq: null, last_time_s: null, watch_period_s: null }))
         .where('serial', '=', serial)
         .where('account_id', '=', accountId)
-        .execute();
+        .executeTakeFirst();
+      if (released.numUpdatedRows === 0n) return;
+      await trx.deleteFrom('app_modules').where('module_serial', '=', serial).execute();
+      await resetRegistration(trx, serial);
     });
+  }
+
+  /** Sets the device key of a module the account holds; false when it does not hold it. */
+  async setDeviceKey(serial: string, accountId: number, key: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('modules')
+      .set({ device_key: key })
+      .where('serial', '=', serial)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   async listByAccount(accountId: number): Promise<ModuleListItem[]> {

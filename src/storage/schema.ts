@@ -61,6 +61,10 @@ export interface ModulesTable {
   last_time_s: number | null;
   /** The last `when_ms` given to one of the module's messages: the next one is later, strictly. */
   last_when_ms: number | null;
+  /** Counts registrations and unregistrations: device tokens carry it, so a change of hands ends them. */
+  registration: Generated<number>;
+  /** The device key the owner set in place of the printed `key` (which then no longer works, nor the PAC). */
+  device_key: string | null;
 }
 
 export interface DevicesTable {

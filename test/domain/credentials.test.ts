@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   accountToken,
@@ -37,11 +38,12 @@ describe('credentials', () => {
   });
 
   it('issues device tokens that decode to SERIAL:… and verify with the secret alone', () => {
-    const token = deviceToken('secret', 'C0FE', '1A2B3C4D');
+    const token = deviceToken('secret', 'C0FE', 3, '1A2B3C4D');
     expect(token).toMatch(/^[A-Za-z0-9+/]+=*$/);
     expect(Buffer.from(token, 'base64').toString().split(':')[0]).toBe('C0FE');
     const claims = readDeviceToken('secret', token);
     expect(claims?.serial).toBe('C0FE');
+    expect(claims?.registration).toBe(3);
     expect(tokenMatchesKey('secret', claims!, '1a2b3c4d')).toBe(true);
     expect(tokenMatchesKey('secret', claims!, '1A2B3C4E')).toBe(false);
     expect(readDeviceToken('rotated', token)).toBeUndefined();
@@ -49,5 +51,23 @@ describe('credentials', () => {
     expect(readDeviceToken('secret', forged)).toBeUndefined();
     expect(readDeviceToken('secret', 'not a token')).toBeUndefined();
     expect(readDeviceToken('secret', '')).toBeUndefined();
+  });
+
+  it('signs the registration: a token cannot be moved to a later registration of its module', () => {
+    const text = Buffer.from(deviceToken('secret', 'C0FE', 3, '1A2B3C4D'), 'base64').toString();
+    const moved = Buffer.from(text.replace(':3:', ':4:')).toString('base64');
+    expect(readDeviceToken('secret', moved)).toBeUndefined();
+    const dropped = Buffer.from(text.replace(':3:', ':')).toString('base64');
+    expect(readDeviceToken('secret', dropped)).toBeUndefined();
+  });
+
+  it('reads tokens issued before registrations were counted as registration 0', () => {
+    // The earlier form: SERIAL:<fingerprint>.<signature>, the signature over device:SERIAL:<fingerprint>.
+    const fingerprint = createHmac('sha256', 'secret').update('module-key:1A2B3C4D').digest().subarray(0, 6).toString('base64url');
+    const signature = createHmac('sha256', 'secret').update(`device:C0FE:${fingerprint}`).digest().subarray(0, 18).toString('base64url');
+    const legacy = Buffer.from(`C0FE:${fingerprint}.${signature}`).toString('base64');
+    const claims = readDeviceToken('secret', legacy);
+    expect(claims).toEqual({ serial: 'C0FE', registration: 0, fingerprint });
+    expect(tokenMatchesKey('secret', claims!, '1A2B3C4D')).toBe(true);
   });
 });

@@ -133,7 +133,8 @@ describe.each(dialects)('ingest steps (%s)', (dialect) => {
 
   it('storeMessage stores the message with its ctxt and queues the outbox rows in the same transaction', async () => {
     const { account } = await app.context.accounts.create('steps@example.com', 'Secret123');
-    await app.context.modules.register(account.id, [{ serial: '0ACE', key: '0000ACE0' }]);
+    // Held without a new registration, which would reset the device state the earlier steps built.
+    await db().updateTable('modules').set({ account_id: account.id }).where('serial', '=', '0ACE').execute();
     const hook = await db()
       .insertInto('apps')
       .values({ account_id: account.id, name: 'a', description: '', callback_url: 'https://example.com/h', key: 'k', secret: 's', created_at: 0 })

@@ -1,0 +1,43 @@
+import type { Kysely } from 'kysely';
+import type { Database, DeviceUpdate } from './schema.js';
+
+/** A device as a new registration finds it: the column defaults of the devices table. */
+const FRESH_DEVICE = {
+  uid: null,
+  category: null,
+  active: 1,
+  watched: 0,
+  alerts: 0,
+  alerts_ack: 0,
+  losts: 0,
+  msgs: 0,
+  firstseen: null,
+  lastseen: null,
+  battery: 'UNKNOWN',
+  level: 'UNKNOWN',
+  network: 'UNKNOWN',
+  tamper: 'UNKNOWN',
+  temp: 'UNKNOWN',
+  status: 'UNDEFINED',
+  type: 'OTHER',
+  bidirval: null,
+  period_s: null,
+} as const satisfies DeviceUpdate;
+
+/**
+ * Erases everything a registration of the module gathered — messages (and by cascade their pending
+ * deliveries), raw messages (and their rinfos), alerts, child devices — and gives the module's own device
+ * its default state and flags, bidir value included. Runs in the transaction that changed the
+ * module row, after that change: the row's lock (taken first, as ingest takes it) keeps the
+ * module's uplinks out until the new registration is committed.
+ *
+ * The module's own device keeps its id (what `modules.json` lists), so an uplink waiting on the
+ * lock still finds its row afterwards.
+ */
+export async function resetRegistration(trx: Kysely<Database>, serial: string): Promise<void> {
+  await trx.deleteFrom('alerts').where('module_serial', '=', serial).execute();
+  await trx.deleteFrom('messages').where('module_serial', '=', serial).execute();
+  await trx.deleteFrom('raw_messages').where('module_serial', '=', serial).execute();
+  await trx.deleteFrom('devices').where('module_serial', '=', serial).where('idx', '>', 0).execute();
+  await trx.updateTable('devices').set(FRESH_DEVICE).where('module_serial', '=', serial).where('idx', '=', 0).execute();
+}
