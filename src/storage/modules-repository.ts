@@ -93,7 +93,8 @@ export class ModulesRepository {
   /**
    * Claims the module for the account if nobody holds it, as a new registration that starts empty;
    * false when another registration won. The module row is changed first: its lock orders this
-   * against the module's uplinks.
+   * against the module's uplinks. Uplink counters start over; `last_when_ms` stays, so `when` keeps
+   * increasing across registrations.
    */
   async register(serial: string, accountId: number): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
