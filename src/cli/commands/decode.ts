@@ -1,7 +1,7 @@
 // `snsr decode`: decodes UDM frames offline, printing exactly what the HTTP decode operation answers.
 // Pure: needs no database or configuration, so it imports only the protocol library and commander.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { decode, explain, formatExplain, parseProtocol, present, type Protocol } from '../../protocol/udm/index.js';
+import { decode, explain, formatExplain, normalizeFrameText, parseProtocol, present, type Protocol } from '../../protocol/udm/index.js';
 
 function protocolOption(value: string): Protocol {
   const protocol = parseProtocol(value);
@@ -14,7 +14,7 @@ function protocolOption(value: string): Protocol {
 export function decodeCommand(): Command {
   return new Command('decode')
     .description('decode UDM frames (hex) as GET /iot/developers/decode does: one JSON line per frame, {} when invalid')
-    .argument('<hex...>', 'frames as hex, any case, 2..12 bytes each')
+    .argument('<hex...>', 'frames as hex, any case, 2..12 bytes each, an optional 0x prefix; quote a frame with spaces')
     .addOption(
       new Option('-p, --protocol <protocol>', 'payload dialect, UDM22 or UDM23 (any case)')
         .default('UDM23' satisfies Protocol)
@@ -33,7 +33,7 @@ export function decodeCommand(): Command {
       ].join('\n'),
     )
     .action((frames: string[], options: { protocol: Protocol; explain?: boolean }) => {
-      for (const frame of frames) {
+      for (const frame of frames.map(normalizeFrameText)) {
         const text = options.explain
           ? `${formatExplain(explain(frame, options.protocol))}\n`
           : JSON.stringify(present(decode(frame, options.protocol)));

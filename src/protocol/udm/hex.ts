@@ -30,3 +30,12 @@ export function toHex(b: ArrayLike<number>, from = 0, to = b.length): string {
   for (let i = from; i < to; i++) s += BYTE_HEX[b[i]];
   return s;
 }
+
+/**
+ * A frame as people paste it — `0x` prefix, spaces or tabs between bytes, either case — as the
+ * plain hex the decoder reads. Anything else is left for the decoder to call invalid.
+ */
+export function normalizeFrameText(text: string): string {
+  const compact = text.replace(/\s+/g, '');
+  return (/^0x/i.test(compact) ? compact.slice(2) : compact).toUpperCase();
+}

@@ -4,6 +4,7 @@ export type { CustomValues, DecodeResult, Frame, FrameHeader, FrameTypeName, Pro
 export { FRAME_TYPES, frameTypeString } from './header.js';
 export { EVENT_CODES } from './event.js';
 export { decode } from './decode.js';
+export { normalizeFrameText } from './hex.js';
 export { encode } from './encode.js';
 export { present } from './present.js';
 export type { PresentedFrame } from './present.js';

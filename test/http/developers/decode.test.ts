@@ -48,6 +48,17 @@ describe.each(dialects)('GET /iot/developers/decode (%s)', (dialect) => {
     );
   });
 
+  it('accepts a 0x prefix and spaces between bytes, in decode and explain', async () => {
+    const plain = (await get('/iot/developers/decode?frame=A6000632&protocol=UDM23')).json();
+    expect(plain.msg).toBeDefined();
+    for (const frame of ['0xa6000632', '0XA6000632', 'a6 00 06 32', ' 0x a6 00 06 32 ']) {
+      expect((await get(`/iot/developers/decode?frame=${encodeURIComponent(frame)}&protocol=UDM23`)).json(), frame).toEqual(plain);
+      const explained = (await get(`/iot/developers/decode/explain?frame=${encodeURIComponent(frame)}&protocol=UDM23`)).json();
+      expect(explained).toMatchObject({ frame: 'A6000632', valid: true, decoded: plain });
+    }
+    expect((await get('/iot/developers/decode?frame=0x&protocol=UDM23')).json()).toEqual({});
+  });
+
   it('answers 400 naming the parameter for a missing frame or a bad protocol', async () => {
     const noFrame = await get('/iot/developers/decode?protocol=UDM23');
     expect(noFrame.statusCode).toBe(400);

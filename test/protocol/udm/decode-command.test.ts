@@ -55,3 +55,9 @@ it('--help shows an example', () => {
   expect(help).toContain('decode UDM frames');
   expect(help).toContain('$ snsr decode --protocol udm22 000000 00039E1518');
 });
+
+it('takes frames as people paste them: 0x prefix, spaces between bytes, lower case', async () => {
+  const plain = await run('00000046');
+  out = '';
+  expect(await run('0x00000046', '00 00 00 46', '0X0000 0046')).toBe(plain.repeat(3));
+});

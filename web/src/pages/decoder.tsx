@@ -25,8 +25,12 @@ export function DecoderPage({ query }: { query: URLSearchParams }) {
   const [protocol, setProtocol] = useState<Protocol>(asProtocol(query.get('protocol')));
   const [result, setResult] = useState<Explained>();
   const decode = useAction(async (hex: string, chosen: Protocol) => {
-    const clean = hex.replace(/\s+/g, '').toUpperCase();
-    if (!/^[0-9A-F]*$/.test(clean) || clean === '') throw new Error('Enter the frame as hexadecimal digits, e.g. 020300189167.');
+    // An error must never sit under the result of the previous frame.
+    setResult(undefined);
+    // As the API takes it: an optional 0x prefix, spaces between bytes, either case.
+    const compact = hex.replace(/\s+/g, '');
+    const clean = (/^0x/i.test(compact) ? compact.slice(2) : compact).toUpperCase();
+    if (!/^[0-9A-F]*$/.test(clean) || clean === '') throw new Error('Enter the frame as hexadecimal digits, e.g. 020300189167 or 0x02 03 00 18 91 67.');
     setResult(await api.explain(clean, chosen));
     navigate(`/decoder?frame=${clean}&protocol=${chosen}`, { replace: true });
   });
@@ -63,7 +67,7 @@ export function DecoderPage({ query }: { query: URLSearchParams }) {
             autoComplete="off"
             spellcheck={false}
             placeholder="020300189167"
-            hint="2 to 12 bytes, as the network delivers them."
+            hint="2 to 12 bytes, as the network delivers them; a 0x prefix and spaces are fine."
           />
           <Labelled label="Protocol">
             {(id) => (

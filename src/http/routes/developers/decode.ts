@@ -2,12 +2,12 @@ import { Type } from 'typebox';
 import type { Context } from '../../../context.js';
 import type { Server } from '../../server-types.js';
 import { badRequest } from '../../../domain/errors.js';
-import { decode, explain, parseProtocol, present } from '../../../protocol/udm/index.js';
+import { decode, explain, normalizeFrameText, parseProtocol, present } from '../../../protocol/udm/index.js';
 import type { Protocol } from '../../../protocol/udm/index.js';
 import { Basic, responses } from '../../schemas.js';
 
 const Query = Type.Object({
-  frame: Type.Optional(Type.String({ description: 'the frame, hexadecimal (any case)' })),
+  frame: Type.Optional(Type.String({ description: 'the frame, hexadecimal: any case, an optional 0x prefix, spaces between bytes allowed' })),
   protocol: Type.Optional(Type.String({ description: 'UDM22 or UDM23' })),
 });
 
@@ -46,7 +46,7 @@ function parameters(query: { frame?: string; protocol?: string }): { frame: stri
   if (query.frame === undefined) throw badRequest('frame is required: the frame to decode, in hexadecimal');
   const protocol = query.protocol === undefined ? undefined : parseProtocol(query.protocol);
   if (!protocol) throw badRequest(`protocol must be UDM22 or UDM23${query.protocol === undefined ? '' : `, got "${query.protocol}"`}`);
-  return { frame: query.frame.trim(), protocol };
+  return { frame: normalizeFrameText(query.frame), protocol };
 }
 
 /** Operation 15, and the field-by-field explanation the dashboard's decoder page shows. */
