@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Context } from '../context.js';
+import type { Limits } from '../config.js';
 import type { Server } from './server-types.js';
 import { installBodyParsers } from './body-parsers.js';
 import { installErrorRendering } from './error-rendering.js';
@@ -14,7 +15,12 @@ import { VERSION } from '../version.js';
 import { sessionsPlugin } from './plugins/sessions.js';
 import { auditPlugin } from './plugins/audit.js';
 import { requestMetricsPlugin } from './plugins/request-metrics.js';
+import { connectionLimits } from './plugins/connection-limits.js';
+import { loadShedding } from './plugins/load-shedding.js';
 
+
+/** A hop count trusts that many proxies nearest to snsr; addresses and booleans are Fastify's own forms. */
+const proxyTrust = (trust: Limits['trustProxy']) => (typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust);
 
 /** Builds the HTTP app on a context; `listen` is the caller's business (tests use `inject`). */
 export async function buildServer(context: Context): Promise<Server> {
@@ -24,12 +30,15 @@ export async function buildServer(context: Context): Promise<Server> {
     // Per-request log lines halve throughput; errors are always logged, requests only when debugging.
     logController: new LogController({ disableRequestLogging: !verbose }),
     bodyLimit: context.config.bodyLimit,
+    trustProxy: proxyTrust(context.config.limits.trustProxy),
     // Old clients send parameters unencoded; the router must not choke on odd paths.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installErrorRendering(app);
+  connectionLimits(app, context.config.limits);
+  await loadShedding(app, context.config.limits.maxEventLoopDelayMs);
   installBodyParsers(app);
   app.addSchema(ErrorSchema);
 

@@ -5,6 +5,7 @@ import { createContext } from '../../context.js';
 import { buildServer } from '../../http/server.js';
 import { printServeBanner } from '../serve-banner.js';
 import { isClusterWorker, runPrimary } from '../cluster.js';
+import { shutDownServer, stopOnSignals } from '../graceful-shutdown.js';
 
 const processCount = (value: string): number => {
   const n = Number(value);
@@ -27,18 +28,7 @@ export function serveCommand(): Command {
       // A forked process: the primary migrated already.
       const context = await createContext(config, { migrate: !isClusterWorker() });
       const server = await buildServer(context);
-      let stopping = false;
-      const stop = async (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        context.log.info({ signal }, 'shutting down');
-        await server.close();
-        await context.close();
-        // The channel to the primary would keep a forked process alive.
-        if (isClusterWorker()) process.exit(0);
-      };
-      process.once('SIGTERM', () => void stop('SIGTERM'));
-      process.once('SIGINT', () => void stop('SIGINT'));
+      stopOnSignals(context, () => shutDownServer(server, context, config.limits.shutdownGraceMs));
       const address = await server.listen({ port: config.port, host: config.host });
       context.log.info(`snsr listening on ${address} (database: ${context.storage.capabilities.dialect})`);
       printServeBanner(config, Number(new URL(address).port));

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../config.js';
 import { createContext } from '../../context.js';
+import { shutDownServer, stopOnSignals } from '../graceful-shutdown.js';
 
 export function workerCommand(): Command {
   return new Command('worker')
@@ -15,15 +16,7 @@ export function workerCommand(): Command {
         await context.close();
         throw new ConfigError('snsr worker needs PostgreSQL (SNSR_DATABASE_URL=postgres://…); with SQLite, snsr serve delivers callbacks itself');
       }
-      let stopping = false;
-      const stop = async (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        context.log.info({ signal }, 'shutting down');
-        await context.close();
-      };
-      process.once('SIGTERM', () => void stop('SIGTERM'));
-      process.once('SIGINT', () => void stop('SIGINT'));
+      stopOnSignals(context, () => shutDownServer(undefined, context, config.limits.shutdownGraceMs));
       context.startWorker();
       context.log.info(`snsr worker running (database: ${context.storage.capabilities.dialect})`);
     });
