@@ -27,10 +27,10 @@ export async function loadShedding(app: FastifyInstance, maxDelayMs: number): Pr
     sampleInterval: SAMPLE_INTERVAL_MS,
     // The plugin sends what the handler returns and lets the request through when it returns
     // nothing (its types say void only).
-    pressureHandler: ((request: FastifyRequest, reply: FastifyReply, _type: string, value: number | undefined) => {
+    pressureHandler: ((request: FastifyRequest, reply: FastifyReply) => {
       if (!armed || EXEMPT.has(request.url.split('?')[0]!)) return undefined;
       reply.code(503).header('retry-after', String(SHED_RETRY_AFTER_S));
-      return errorBody(503, `the server is overloaded (event loop ${Math.round(value ?? 0)} ms behind): retry after ${SHED_RETRY_AFTER_S} s`);
+      return errorBody(503, `the server is overloaded (its event loop lags more than ${maxDelayMs} ms): retry after ${SHED_RETRY_AFTER_S} s`);
     }) as unknown as (request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined) => void,
   });
 }
