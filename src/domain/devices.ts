@@ -3,7 +3,7 @@ import type { ModulesRepository } from '../storage/modules-repository.js';
 import type { DevicesRepository, DeviceFlags } from '../storage/devices-repository.js';
 import type { HistoryRow, MessagesRepository } from '../storage/messages-repository.js';
 import type { RawMessage, RawMessagesRepository } from '../storage/raw-messages-repository.js';
-import type { CatalogModule, Device } from './types.js';
+import type { CatalogModule, Child, Device } from './types.js';
 import type { ModuleService } from './modules.js';
 import { keyMatches, normalizeSerial } from './modules.js';
 import { deviceToken, readDeviceToken, tokenMatchesKey } from './credentials.js';
@@ -174,10 +174,26 @@ export class DeviceService {
     return this.repositories.rawMessages.history(scope.module.serial, { limit, ...(beforeS !== undefined && { beforeS }) });
   }
 
-  /** The devices behind the module, in index order. A `sn` must name the module or one of its devices. */
-  async children(scope: DeviceScope, selector: DeviceSelector = {}): Promise<Device[]> {
+  /**
+   * The devices behind the module, in index order, each with its newest message. A `sn` must name
+   * the module or one of its devices.
+   */
+  async children(scope: DeviceScope, selector: DeviceSelector = {}): Promise<Child[]> {
     await this.select(scope, selector);
-    return (await this.repositories.devices.ofModule(scope.module.serial)).filter((device) => device.index > 0);
+    const [devices, last] = await Promise.all([
+      this.repositories.devices.ofModule(scope.module.serial),
+      this.repositories.messages.lastOfChildren(scope.module.serial),
+    ]);
+    const byDevice = new Map(last.map((row) => [row.device_id, row]));
+    return devices
+      .filter((device) => device.index > 0)
+      .map((device) => {
+        const row = byDevice.get(device.id);
+        const lastMessage = row
+          ? { when: row.when_ms, frame: row.frame, code: row.code, custom: JSON.parse(row.custom) as Record<string, unknown>, lvl: row.lvl, station: row.station }
+          : null;
+        return { ...device, lastMessage };
+      });
   }
 
   /** Removes every message and raw message of the module and its children; device state stays. */

@@ -102,6 +102,24 @@ export interface Device {
   bidirval: string | null;
 }
 
+/** A device's newest message, as the children operation shows it. */
+export interface LastMessage {
+  /** reception time, epoch ms (the message's `when`) */
+  when: number;
+  /** the frame, hex */
+  frame: string;
+  /** the frame's code (`event_temp_low`) and decoded values */
+  code: string;
+  custom: Record<string, unknown>;
+  lvl: number | null;
+  station: string;
+}
+
+/** A device behind a gateway, with its newest message when it has one. */
+export interface Child extends Device {
+  lastMessage: LastMessage | null;
+}
+
 export interface App {
   id: number;
   accountId: number;

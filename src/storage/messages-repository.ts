@@ -32,6 +32,9 @@ export type HistoryRow = Pick<MessageRow, 'id' | 'device_id' | 'when_ms' | 'time
   device_serial: string;
 };
 
+/** A device's newest message, as the children operation shows it. */
+export type LastMessageRow = Pick<MessageRow, 'device_id' | 'when_ms' | 'frame' | 'code' | 'custom' | 'lvl' | 'station'>;
+
 export class MessagesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -57,6 +60,24 @@ export class MessagesRepository {
       .orderBy(order[1], 'desc')
       .orderBy(order[2], 'desc')
       .limit(range.limit)
+      .execute();
+  }
+
+  /**
+   * The newest message of each child of the module (index 1 and up) that has one: per child, one
+   * step down its (device_id, when_ms, id) index, whatever the table's size.
+   */
+  async lastOfChildren(moduleSerial: string): Promise<LastMessageRow[]> {
+    return this.db
+      .selectFrom('devices as d')
+      .innerJoin('messages as m', (join) =>
+        join.on('m.id', '=', (eb) =>
+          eb.selectFrom('messages as x').select('x.id').whereRef('x.device_id', '=', 'd.id').orderBy('x.when_ms', 'desc').orderBy('x.id', 'desc').limit(1),
+        ),
+      )
+      .select(['m.device_id', 'm.when_ms', 'm.frame', 'm.code', 'm.custom', 'm.lvl', 'm.station'])
+      .where('d.module_serial', '=', moduleSerial)
+      .where('d.idx', '>', 0)
       .execute();
   }
 

@@ -23,3 +23,13 @@ export const DeviceSchema = Type.Object({
   type: Type.String(),
   bidirval: Type.Optional(Type.String()),
 });
+
+/** A child of the children operation: the device, and its newest message's fields when it has one. */
+export const ChildSchema = Type.Object({
+  ...DeviceSchema.properties,
+  when: Type.Optional(Type.Integer({ description: 'the newest message’s when: snsr’s reception time, epoch ms' })),
+  raw: Type.Optional(Type.String({ description: 'the newest message’s frame, hex' })),
+  hr: Type.Optional(Type.String({ description: 'the newest message in words: its code and decoded values with units' })),
+  lvl: Type.Optional(Type.String({ description: 'the newest message’s signal level (RSSI, dBm), decimal' })),
+  station: Type.Optional(Type.String({ description: 'the base station that first heard the newest message' })),
+});

@@ -42,7 +42,7 @@ describe.each(dialects)('device module data: children, clear, pacs (%s)', (diale
   });
 
   describe('children.json', () => {
-    it('lists the devices behind the module in index order with every field of the device table', async () => {
+    it('lists the devices behind the module in index order with every field of the device table and of its newest message', async () => {
       const response = await call('GET', '/iot/devices/children.json', c0fe);
       expect(response.statusCode).toBe(200);
       const [one, three, ...rest] = response.json();
@@ -66,14 +66,32 @@ describe.each(dialects)('device module data: children, clear, pacs (%s)', (diale
         temp: 'UNKNOWN',
         status: 'UNDEFINED',
         type: 'OTHER',
+        // its newest message: the keep-alive of T0 + 1 h, not the older one
+        when: T0 + 3_600_000,
+        raw: keepAlive(3, 1),
+        hr: 'keepalive voltage temp: interval 24 h, voltage 3.3 V, temperature 21.5 °C',
+        lvl: '-120.5',
+        station: '1B2C',
       });
-      expect(three).toMatchObject({ serial: 'C0FE/3', index: 3, uid: '0001ABCD', category: 'sensor', temp: 'LOW', msgs: 1 });
+      expect(three).toMatchObject({
+        serial: 'C0FE/3', index: 3, uid: '0001ABCD', category: 'sensor', temp: 'LOW', msgs: 1,
+        when: T0 + 60_000, raw: tempLow(1, 3), hr: 'event temp low: temperature -5 °C', lvl: '-120.5', station: '1B2C',
+      });
     });
 
     it('answers an empty array for a module without children, and never another module’s', async () => {
       const zero = (await app.server.inject({ method: 'GET', url: '/iot/devices/crc.json?sn=0ACE&key=0000ACE0' })).body;
       expect((await call('GET', '/iot/devices/children.json', zero)).json()).toEqual([]);
       expect((await call('GET', '/iot/devices/children.json', beef)).json().map((d: { serial: string }) => d.serial)).toEqual(['BEEF/2']);
+    });
+
+    it('leaves out the message fields of a child never heard from', async () => {
+      await seedDevice(app, 'C0FE', 5);
+      const children = (await call('GET', '/iot/devices/children.json', c0fe)).json() as Record<string, unknown>[];
+      const five = children.find((c) => c.serial === 'C0FE/5')!;
+      expect(five).toMatchObject({ index: 5, msgs: 0 });
+      for (const field of ['when', 'raw', 'hr', 'lvl', 'station']) expect(five).not.toHaveProperty(field);
+      await app.context.storage.db.deleteFrom('devices').where('serial', '=', 'C0FE/5').execute();
     });
 
     it('writes dates in the configured time zone', async () => {

@@ -3,8 +3,8 @@ import type { Context } from '../../../context.js';
 import type { Server } from '../../server-types.js';
 import { input, optionalString } from '../../params.js';
 import type { Input } from '../../params.js';
-import { DeviceSchema } from '../../presenters/devices.js';
-import { presentDevice } from '../../../wire/device.js';
+import { ChildSchema } from '../../presenters/devices.js';
+import { presentChild } from '../../../wire/device.js';
 import { DeviceKey, Empty, responses } from '../../schemas.js';
 
 const SnQuery = Type.Object({ sn: Type.Optional(Type.String({ description: 'module serial; required with developer credentials' })) });
@@ -27,8 +27,14 @@ export async function moduleDataRoutes(app: Server, context: Context): Promise<v
   });
 
   app.get('/children.json', {
-    schema: { tags: ['device'], summary: 'Devices behind the module (index 1 and up)', security: DeviceKey, querystring: SnQuery, response: responses(Type.Array(DeviceSchema), 400, 401, 404) },
-    handler: async (request) => (await context.devices.children(request.deviceScope, sn(request.query))).map((device) => presentDevice(device, context.config.timezone)),
+    schema: {
+      tags: ['device'],
+      summary: 'Devices behind the module (index 1 and up), with when, raw, hr, lvl and station of each one’s newest message',
+      security: DeviceKey,
+      querystring: SnQuery,
+      response: responses(Type.Array(ChildSchema), 400, 401, 404),
+    },
+    handler: async (request) => (await context.devices.children(request.deviceScope, sn(request.query))).map((child) => presentChild(child, context.config.timezone)),
   });
 
   app.post('/clear.json', {
