@@ -1,7 +1,8 @@
-import type { Completion, DeliveryQueue } from './delivery-queue.js';
+import type { Completion, DeliveryQueue, Lease } from './delivery-queue.js';
 
 interface Entry {
   id: number;
+  lease: Lease;
   completion: Completion;
   resolve: (recorded: boolean) => void;
   reject: (error: unknown) => void;
@@ -19,13 +20,12 @@ export class CompletionBatcher {
 
   constructor(
     private readonly queue: DeliveryQueue,
-    private readonly owner: string,
     private readonly maxBatch = 256,
   ) {}
 
-  record(id: number, completion: Completion): Promise<boolean> {
+  record(id: number, lease: Lease, completion: Completion): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ id, completion, resolve, reject });
+      this.pending.push({ id, lease, completion, resolve, reject });
       this.schedule();
     });
   }
@@ -46,7 +46,7 @@ export class CompletionBatcher {
   private async write(): Promise<void> {
     const batch = this.pending.splice(0, this.maxBatch);
     try {
-      const recorded = await this.queue.completeMany(this.owner, batch);
+      const recorded = await this.queue.completeMany(batch);
       for (const entry of batch) entry.resolve(recorded.has(entry.id));
     } catch (error) {
       for (const entry of batch) entry.reject(error);

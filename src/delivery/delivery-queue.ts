@@ -1,47 +1,29 @@
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Capabilities } from '../storage/capabilities.js';
-import type { Database, MessageRow } from '../storage/schema.js';
+import type { Database } from '../storage/schema.js';
+import { claimDeliveries, databaseNow } from './delivery-claims.js';
+import type { ClaimRequest, ClaimedDelivery, Lease } from './delivery-claims.js';
 
-/** A delivery this process holds a lease on, with what sending it needs. */
-export interface ClaimedDelivery {
-  id: number;
-  uuid: string;
-  appId: number;
-  /** sends made before this one */
-  attempts: number;
-  callbackUrl: string | null;
-  secret: string;
-  message: MessageRow;
-  deviceSerial: string;
-}
+export type { ClaimRequest, ClaimedDelivery, Lease } from './delivery-claims.js';
 
-export interface ClaimRequest {
-  owner: string;
-  leaseMs: number;
-  /** deliveries to claim at most */
-  limit: number;
-  /** how many more of this app's deliveries the caller can send now */
-  allowance: (appId: number) => number;
-}
-
-/** What one send did to a delivery. */
+/**
+ * What one send did to a delivery. `attempts` is what the row keeps: the claim's count, or one less
+ * when nothing was sent after all. A retry is due `retryInMs` from now on the database clock.
+ */
 export type Completion =
   | { status: 'delivered'; attempts: number; statusCode: number }
-  | { status: 'pending'; attempts: number; statusCode: number | null; error: string; nextAttemptAt: number }
+  | { status: 'pending'; attempts: number; statusCode: number | null; error: string; retryInMs: number }
   | { status: 'failed'; attempts: number; statusCode: number | null; error: string };
 
-const due = (now: number) => (eb: ExpressionBuilder<Database, 'deliveries'>) =>
-  eb.and([
-    eb('status', '=', 'pending'),
-    eb('next_attempt_at', '<=', now),
-    eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]),
-  ]);
+export interface LeasedItem {
+  id: number;
+  lease: Lease;
+}
 
 /**
  * The worker's side of the deliveries table: claim due rows under a lease, record what each send
- * did, hand back unsent claims, prune old rows. Every write after a claim checks `lease_owner`, so a
- * process that lost its lease (it stalled past it and another took over) cannot overwrite the
- * newer claim.
+ * did, hand back unsent claims, prune old rows. Every write after a claim checks the lease, so a
+ * process that lost it (it stalled past it and another took over) cannot overwrite the newer claim.
  */
 export class DeliveryQueue {
   constructor(
@@ -49,120 +31,38 @@ export class DeliveryQueue {
     private readonly capabilities: Capabilities,
   ) {}
 
-  async claim(request: ClaimRequest, now = Date.now()): Promise<ClaimedDelivery[]> {
-    if (request.limit <= 0) return [];
-    const picked = await this.pick(request, now);
-    if (picked.length === 0) return [];
-    const lease = { lease_owner: request.owner, lease_until: now + request.leaseMs, updated_at: now };
-    let ids: number[];
-    if (this.capabilities.skipLocked) {
-      // Only the picked rows are locked, and rows another process is claiming right now are skipped
-      // rather than waited for; re-checking due-ness drops any it claimed since the pick.
-      ids = await this.db.transaction().execute(async (trx) => {
-        const free = await trx.selectFrom('deliveries').select('id').where('id', 'in', picked).where(due(now)).forUpdate().skipLocked().execute();
-        const lockedIds = free.map((row) => row.id);
-        if (lockedIds.length > 0) await trx.updateTable('deliveries').set(lease).where('id', 'in', lockedIds).execute();
-        return lockedIds;
-      });
-    } else {
-      // SQLite: one statement is atomic, and re-checking due-ness in it means a row another process
-      // leased between the pick and this write is not taken twice.
-      const rows = await this.db.updateTable('deliveries').set(lease).where('id', 'in', picked).where(due(now)).returning('id').execute();
-      ids = rows.map((row) => row.id);
-    }
-    return this.load(ids);
-  }
-
-  /**
-   * Oldest due first, at most `allowance(app)` per app: an app with a long backlog fills its own
-   * share and is then left out of the query, so other apps' deliveries are reached behind it.
-   */
-  private async pick(request: ClaimRequest, now: number): Promise<number[]> {
-    const picked: number[] = [];
-    const taken = new Map<number, number>();
-    const saturated = new Set<number>();
-    const scan = Math.min(1000, Math.max(64, request.limit * 4));
-    let after: { next: number; id: number } | undefined;
-    for (let round = 0; round < 4 && picked.length < request.limit; round++) {
-      let query = this.db.selectFrom('deliveries').select(['id', 'app_id', 'next_attempt_at']).where(due(now));
-      if (saturated.size > 0) query = query.where('app_id', 'not in', [...saturated]);
-      if (after) {
-        const { next, id } = after;
-        query = query.where((eb) => eb(eb.refTuple('next_attempt_at', 'id'), '>', eb.tuple(next, id)));
-      }
-      const candidates = await query.orderBy('next_attempt_at').orderBy('id').limit(scan).execute();
-      for (const candidate of candidates) {
-        if (picked.length >= request.limit) break;
-        const used = taken.get(candidate.app_id) ?? 0;
-        if (used < request.allowance(candidate.app_id)) {
-          picked.push(candidate.id);
-          taken.set(candidate.app_id, used + 1);
-        } else saturated.add(candidate.app_id);
-      }
-      if (candidates.length < scan) break;
-      const last = candidates[candidates.length - 1]!;
-      after = { next: last.next_attempt_at, id: last.id };
-    }
-    return picked;
-  }
-
-  private async load(ids: number[]): Promise<ClaimedDelivery[]> {
-    if (ids.length === 0) return [];
-    const rows = await this.db
-      .selectFrom('deliveries')
-      .innerJoin('apps', 'apps.id', 'deliveries.app_id')
-      .innerJoin('messages', 'messages.id', 'deliveries.message_id')
-      .innerJoin('devices', 'devices.id', 'messages.device_id')
-      .selectAll('messages')
-      .select([
-        'deliveries.id as delivery_id',
-        'deliveries.uuid as delivery_uuid',
-        'deliveries.app_id as delivery_app_id',
-        'deliveries.attempts as delivery_attempts',
-        'apps.callback_url as app_callback_url',
-        'apps.secret as app_secret',
-        'devices.serial as device_serial',
-      ])
-      .where('deliveries.id', 'in', ids)
-      .orderBy('deliveries.id')
-      .execute();
-    return rows.map(({ delivery_id, delivery_uuid, delivery_app_id, delivery_attempts, app_callback_url, app_secret, device_serial, ...message }) => ({
-      id: delivery_id,
-      uuid: delivery_uuid,
-      appId: delivery_app_id,
-      attempts: delivery_attempts,
-      callbackUrl: app_callback_url,
-      secret: app_secret,
-      message,
-      deviceSerial: device_serial,
-    }));
+  claim(request: ClaimRequest): Promise<ClaimedDelivery[]> {
+    return claimDeliveries(this.db, this.capabilities, request);
   }
 
   /** Records a send; false when the lease was lost meanwhile (then the newer holder's word stands). */
-  async complete(owner: string, id: number, completion: Completion, now = Date.now()): Promise<boolean> {
-    return (await this.completeMany(owner, [{ id, completion }], now)).has(id);
+  async complete(lease: Lease, id: number, completion: Completion, now = Date.now()): Promise<boolean> {
+    return (await this.completeMany([{ id, lease, completion }], now)).has(id);
   }
 
   /**
    * Records many sends in one transaction: one commit instead of one per send is most of the cost
-   * of a delivery on both databases. Returns the ids recorded; a missing id lost its lease.
+   * of a delivery on both databases. Returns the ids recorded; a missing id lost its lease. Every
+   * write names the lease it was claimed under (owner and end), so a worker's report about a claim
+   * it lost cannot touch the row — even when the same worker has claimed it again since.
    */
-  async completeMany(owner: string, items: { id: number; completion: Completion }[], now = Date.now()): Promise<Set<number>> {
+  async completeMany(items: (LeasedItem & { completion: Completion })[], now = Date.now()): Promise<Set<number>> {
     if (items.length === 0) return new Set();
     return this.db.transaction().execute(async (trx) => {
       const recorded = new Set<number>();
-      const delivered = new Map<number, number[]>();
-      for (const { id, completion } of items) {
-        if (completion.status === 'delivered') delivered.set(completion.statusCode, [...(delivered.get(completion.statusCode) ?? []), id]);
+      // The common case, one statement per claim and status code (a batch holds a few claims).
+      const delivered = new Map<string, { lease: Lease; statusCode: number; ids: number[] }>();
+      for (const { id, lease, completion } of items) {
+        if (completion.status !== 'delivered') continue;
+        const key = `${lease.owner}\n${lease.until}\n${completion.statusCode}`;
+        const group = delivered.get(key) ?? { lease, statusCode: completion.statusCode, ids: [] };
+        group.ids.push(id);
+        delivered.set(key, group);
       }
-      // The common case, one statement per status code: attempts + 1 equals the claimed count + 1
-      // because the lease (checked in the same statement) kept anyone else from sending meanwhile.
-      for (const [statusCode, ids] of delivered) {
-        const rows = await trx
-          .updateTable('deliveries')
-          .set((eb) => ({
+      for (const { lease, statusCode, ids } of delivered.values()) {
+        const rows = await this.leased(trx, ids, lease)
+          .set({
             status: 'delivered',
-            attempts: eb('attempts', '+', 1),
             last_status_code: statusCode,
             last_error: null,
             // A delivered row keeps the time of its last send here, so pruning walks the (status,
@@ -172,31 +72,24 @@ export class DeliveryQueue {
             lease_owner: null,
             lease_until: null,
             updated_at: now,
-          }))
-          .where('id', 'in', ids)
-          .where('lease_owner', '=', owner)
-          .where('status', '=', 'pending')
+          })
           .returning('id')
           .execute();
         for (const row of rows) recorded.add(row.id);
       }
-      for (const { id, completion } of items) {
+      for (const { id, lease, completion } of items) {
         if (completion.status === 'delivered') continue;
-        const result = await trx
-          .updateTable('deliveries')
-          .set({
+        const result = await this.leased(trx, [id], lease)
+          .set((eb) => ({
             status: completion.status,
             attempts: completion.attempts,
             last_status_code: completion.statusCode,
             last_error: completion.error,
-            next_attempt_at: completion.status === 'pending' ? completion.nextAttemptAt : now,
+            next_attempt_at: completion.status === 'pending' ? eb(databaseNow(this.capabilities), '+', completion.retryInMs) : now,
             lease_owner: null,
             lease_until: null,
             updated_at: now,
-          })
-          .where('id', '=', id)
-          .where('lease_owner', '=', owner)
-          .where('status', '=', 'pending')
+          }))
           .executeTakeFirst();
         if (result.numUpdatedRows > 0n) recorded.add(id);
       }
@@ -204,16 +97,27 @@ export class DeliveryQueue {
     });
   }
 
-  /** Hands claims back untouched (shutdown): they are due again at once for any worker. */
-  async release(owner: string, ids: number[], now = Date.now()): Promise<void> {
-    if (ids.length === 0) return;
-    await this.db
+  /** Hands claims back unsent (shutdown, or too late to send): due again at once, the attempt not counted. */
+  async release(items: LeasedItem[], now = Date.now()): Promise<void> {
+    const byLease = new Map<string, { lease: Lease; ids: number[] }>();
+    for (const { id, lease } of items) {
+      const key = `${lease.owner}\n${lease.until}`;
+      byLease.set(key, { lease, ids: [...(byLease.get(key)?.ids ?? []), id] });
+    }
+    for (const { lease, ids } of byLease.values()) {
+      await this.leased(this.db, ids, lease)
+        .set((eb) => ({ lease_owner: null, lease_until: null, attempts: eb('attempts', '-', 1), updated_at: now }))
+        .execute();
+    }
+  }
+
+  private leased(db: Kysely<Database>, ids: number[], lease: Lease) {
+    return db
       .updateTable('deliveries')
-      .set({ lease_owner: null, lease_until: null, updated_at: now })
       .where('id', 'in', ids)
-      .where('lease_owner', '=', owner)
-      .where('status', '=', 'pending')
-      .execute();
+      .where('lease_owner', '=', lease.owner)
+      .where('lease_until', '=', lease.until)
+      .where('status', '=', 'pending');
   }
 
   /**

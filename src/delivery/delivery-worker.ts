@@ -15,6 +15,8 @@ export interface WorkerOptions {
   owner?: string;
   /** How long a claim is reserved; longer than a send can take, so only a dead worker's claims expire. */
   leaseMs?: number;
+  /** Total time one callback request may take (the sender's limit): a send starts only if it ends within the lease. */
+  timeoutMs?: number;
   /** Pause between claims while nothing is due. */
   pollMs?: number;
   /** How long `stop()` lets in-flight sends finish before cutting them off and releasing them. */
@@ -25,6 +27,8 @@ export interface WorkerOptions {
 const DAY_MS = 86_400_000;
 /** Claims held ahead of sending, as a multiple of the concurrency: sends never wait on a claim. */
 const PREFETCH = 2;
+/** Room left between a send's end at the latest and its lease's end: clock rates, the write of the result. */
+const FENCE_MARGIN_MS = 1000;
 
 /**
  * Claims due deliveries and sends them, at most `concurrency` in flight and `perAppConcurrency` per
@@ -39,6 +43,7 @@ export class DeliveryWorker {
   /** Counts since start: requests made, and how they ended. */
   readonly stats = { sent: 0, delivered: 0, retrying: 0, failed: 0 };
   private readonly leaseMs: number;
+  private readonly timeoutMs: number;
   private readonly pollMs: number;
   private readonly shutdownGraceMs: number;
   private readonly pruneIntervalMs: number;
@@ -69,10 +74,11 @@ export class DeliveryWorker {
   ) {
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
     this.leaseMs = options.leaseMs ?? settings.leaseMs;
+    this.timeoutMs = options.timeoutMs ?? settings.timeoutMs;
     this.pollMs = options.pollMs ?? 100;
     this.shutdownGraceMs = options.shutdownGraceMs ?? 10_000;
     this.pruneIntervalMs = options.pruneIntervalMs ?? 10 * 60_000;
-    this.results = new CompletionBatcher(queue, this.owner);
+    this.results = new CompletionBatcher(queue);
   }
 
   get active(): boolean {
@@ -143,7 +149,7 @@ export class DeliveryWorker {
   private async releaseReady(): Promise<void> {
     const unsent = this.ready.splice(0);
     for (const delivery of unsent) this.count(delivery.appId, 0, -1);
-    await this.queue.release(this.owner, unsent.map((d) => d.id)).catch((error: unknown) => {
+    await this.queue.release(unsent).catch((error: unknown) => {
       this.log.error({ err: error }, 'releasing unsent claims failed; their leases will expire instead');
     });
   }
@@ -185,6 +191,7 @@ export class DeliveryWorker {
         owner: this.owner,
         leaseMs: this.leaseMs,
         limit: room,
+        perAppLimit: this.settings.perAppConcurrency,
         allowance: (appId) => PREFETCH * this.settings.perAppConcurrency - (this.perApp.get(appId)?.held ?? 0),
       });
     } catch (error) {
@@ -194,7 +201,7 @@ export class DeliveryWorker {
       return;
     }
     if (!this.running) {
-      await this.queue.release(this.owner, claimed.map((c) => c.id)).catch(() => undefined);
+      await this.queue.release(claimed).catch(() => undefined);
       return;
     }
     for (const delivery of claimed) this.count(delivery.appId, 0, 1);
@@ -210,12 +217,33 @@ export class DeliveryWorker {
     if (!this.running || this.ready.length === 0) return;
     const { concurrency, perAppConcurrency } = this.settings;
     const waiting: ClaimedDelivery[] = [];
+    const late: ClaimedDelivery[] = [];
     for (const delivery of this.ready) {
-      if (this.inFlight.size < concurrency && (this.perApp.get(delivery.appId)?.sending ?? 0) < perAppConcurrency) this.dispatch(delivery);
+      if (!this.inTime(delivery)) late.push(delivery);
+      else if (this.inFlight.size < concurrency && (this.perApp.get(delivery.appId)?.sending ?? 0) < perAppConcurrency) this.dispatch(delivery);
       else waiting.push(delivery);
     }
     this.ready = waiting;
+    if (late.length > 0) this.giveBack(late);
     if (this.ready.length < this.settings.concurrency) this.schedule(0);
+  }
+
+  /**
+   * The fence: a send may start only if, cut off at its timeout, it still ends before the lease
+   * does — measured on this process's monotonic clock from before the claim was asked for, so a
+   * process that stalled (paused, swapped out, starved) past its lease never sends what another
+   * worker may have claimed since. Checked again just before the request goes out.
+   */
+  private inTime(delivery: ClaimedDelivery): boolean {
+    return performance.now() - delivery.claimedAt + this.timeoutMs + FENCE_MARGIN_MS <= this.leaseMs;
+  }
+
+  /** Claims that waited too long for their turn: handed back, unsent and not counted. */
+  private giveBack(late: ClaimedDelivery[]): void {
+    for (const delivery of late) this.count(delivery.appId, 0, -1);
+    this.log.warn({ deliveries: late.length }, 'claims held past the time they could still be sent in; handed back');
+    this.queue.release(late).catch((error: unknown) => this.log.error({ err: error }, 'handing back late claims failed; their leases will expire instead'));
+    this.schedule(0);
   }
 
   private dispatch(delivery: ClaimedDelivery): void {
@@ -232,9 +260,18 @@ export class DeliveryWorker {
   }
 
   private async deliver(delivery: ClaimedDelivery, signal: AbortSignal): Promise<void> {
+    const { id, lease } = delivery;
+    // Nothing is sent in these cases: the row keeps the attempts it had before this claim.
+    const unsent = delivery.attempts - 1;
     if (delivery.callbackUrl === null) {
       // The app's callbackurl was cleared after the message was queued: nowhere to send it.
-      await this.results.record(delivery.id, { status: 'failed', attempts: delivery.attempts, statusCode: null, error: 'the app has no callbackurl' });
+      await this.results.record(id, lease, { status: 'failed', attempts: unsent, statusCode: null, error: 'the app has no callbackurl' });
+      return;
+    }
+    if (delivery.attempts > this.settings.maxAttempts) {
+      // Earlier claims ended without a result (their workers died mid-send): each counted.
+      const error = `gave up after ${unsent} attempts; the last ended without a result (its worker stopped)`;
+      await this.results.record(id, lease, { status: 'failed', attempts: unsent, statusCode: null, error });
       return;
     }
     let body: string;
@@ -242,31 +279,37 @@ export class DeliveryWorker {
       body = callbackBody(delivery.message, delivery.deviceSerial, delivery.appId);
     } catch (error) {
       const reason = `the stored message cannot be encoded: ${(error as Error).message}`;
-      await this.results.record(delivery.id, { status: 'failed', attempts: delivery.attempts, statusCode: null, error: reason });
+      await this.results.record(id, lease, { status: 'failed', attempts: unsent, statusCode: null, error: reason });
       return;
     }
     const headers = {
       'x-snsr-delivery': delivery.uuid,
       'x-snsr-signature': signatureHeader(delivery.secret, body, Math.floor(Date.now() / 1000)),
     };
-    const outcome = await this.sender.send(delivery.callbackUrl, body, headers, signal);
-    if (outcome.kind === 'aborted') {
-      await this.queue.release(this.owner, [delivery.id]);
+    if (!this.inTime(delivery)) {
+      await this.queue.release([delivery]);
       return;
     }
-    const attempts = delivery.attempts + 1;
+    const outcome = await this.sender.send(delivery.callbackUrl, body, headers, signal);
+    if (outcome.kind === 'aborted') {
+      await this.queue.release([delivery]);
+      return;
+    }
+    const { attempts } = delivery;
     this.stats.sent++;
     let completion: Completion;
     if (outcome.kind === 'delivered') completion = { status: 'delivered', attempts, statusCode: outcome.statusCode };
     else if (attempts >= this.settings.maxAttempts) completion = { status: 'failed', attempts, statusCode: outcome.statusCode, error: outcome.error };
     else {
-      const nextAttemptAt = Date.now() + retryDelay(attempts, this.settings.backoffMs);
-      completion = { status: 'pending', attempts, statusCode: outcome.statusCode, error: outcome.error, nextAttemptAt };
+      const retryInMs = retryDelay(attempts, this.settings.backoffMs);
+      completion = { status: 'pending', attempts, statusCode: outcome.statusCode, error: outcome.error, retryInMs };
     }
     this.stats[completion.status === 'pending' ? 'retrying' : completion.status]++;
-    const recorded = await this.results.record(delivery.id, completion);
-    const fields = { delivery: delivery.id, app: delivery.appId, attempts, status: completion.status };
-    if (!recorded) this.log.warn(fields, 'callback sent after its lease was lost; another worker owns it now');
+    const recorded = await this.results.record(id, lease, completion);
+    // The lease is gone from the database: this app may have room for another claim now.
+    this.schedule(0);
+    const fields = { delivery: id, app: delivery.appId, attempts, status: completion.status };
+    if (!recorded) this.log.warn(fields, 'callback result came after its lease was lost; another worker owns it now');
     else if (completion.status === 'failed') this.log.warn({ ...fields, error: completion.error }, 'callback delivery failed for good');
     else if (completion.status === 'pending') this.log.debug({ ...fields, error: completion.error }, 'callback failed; will retry');
   }

@@ -102,7 +102,7 @@ describe.each(dialects)('delivery worker (%s)', (dialect) => {
     const before = Date.now();
     fixture.app.context.startWorker({ pollMs: 20 });
     await receiver.waitFor(1);
-    const [delivery] = await eventually(() => fixture.deliveries(), ([d]) => d!.attempts === 1);
+    const [delivery] = await eventually(() => fixture.deliveries(), ([d]) => d!.attempts === 1 && d!.lease_owner === null);
     expect(delivery).toMatchObject({ status: 'pending', last_status_code: 500, last_error: 'HTTP 500: database locked', lease_owner: null });
     expect(delivery!.next_attempt_at).toBeGreaterThanOrEqual(before + 30_000);
     expect(delivery!.next_attempt_at).toBeLessThanOrEqual(Date.now() + 60_000);

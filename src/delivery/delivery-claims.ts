@@ -1,0 +1,160 @@
+import { sql } from 'kysely';
+import type { ExpressionBuilder, Kysely, RawBuilder } from 'kysely';
+import type { Capabilities } from '../storage/capabilities.js';
+import type { Database, MessageRow } from '../storage/schema.js';
+
+/** A claim, as the database holds it: completions and releases must name both to count. */
+export interface Lease {
+  owner: string;
+  /** Epoch ms on the database clock; a later claim of the same row always has a later one. */
+  until: number;
+}
+
+/** A delivery this process holds a lease on, with what sending it needs. */
+export interface ClaimedDelivery {
+  id: number;
+  uuid: string;
+  appId: number;
+  /** Sends started so far, this one included: counted when claimed, so a send cut short by a crash counts too. */
+  attempts: number;
+  lease: Lease;
+  /** `performance.now()` before the claim was asked for: the lease surely ends no sooner than `claimedAt + leaseMs`. */
+  claimedAt: number;
+  callbackUrl: string | null;
+  secret: string;
+  message: MessageRow;
+  deviceSerial: string;
+}
+
+export interface ClaimRequest {
+  owner: string;
+  leaseMs: number;
+  /** deliveries to claim at most */
+  limit: number;
+  /** Leases one app may hold at once across every worker: its in-flight limit. */
+  perAppLimit: number;
+  /** how many more of this app's deliveries the caller can hold now */
+  allowance: (appId: number) => number;
+}
+
+/** Now, in epoch ms, on the database server's clock, which every process shares. */
+export function databaseNow(capabilities: Capabilities): RawBuilder<number> {
+  return capabilities.dialect === 'postgres'
+    ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`
+    : sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
+}
+
+// Claims take one PostgreSQL advisory lock (key pair: "snsr", 1) for their transaction, so the
+// per-app count each one reads cannot change under it: the limit holds across processes.
+const CLAIM_LOCK = sql`pg_advisory_xact_lock(1936618354, 1)`;
+
+export const due = (now: number) => (eb: ExpressionBuilder<Database, 'deliveries'>) =>
+  eb.and([
+    eb('status', '=', 'pending'),
+    eb('next_attempt_at', '<=', now),
+    eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]),
+  ]);
+
+/**
+ * Leases due deliveries, oldest first, in one short transaction: reads the database clock (taking
+ * the claim lock on PostgreSQL), counts each app's live leases, picks within what is left of each
+ * app's limit, and leases the picked rows, counting the attempt. Claims are batches of up to
+ * `limit` rows, so serializing them costs a worker little.
+ */
+export async function claimDeliveries(db: Kysely<Database>, capabilities: Capabilities, request: ClaimRequest): Promise<ClaimedDelivery[]> {
+  if (request.limit <= 0) return [];
+  const claimedAt = performance.now();
+  const leased = await db.transaction().execute(async (trx) => {
+    const clock = capabilities.dialect === 'postgres' ? sql<{ now: number }>`select ${CLAIM_LOCK}, ${databaseNow(capabilities)} as now` : sql<{ now: number }>`select ${databaseNow(capabilities)} as now`;
+    const now = Number((await clock.execute(trx)).rows[0]!.now);
+    const live = await trx
+      .selectFrom('deliveries')
+      .select(['app_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('lease_owner', 'is not', null)
+      .where('status', '=', 'pending')
+      .where('lease_until', '>', now)
+      .groupBy('app_id')
+      .execute();
+    const held = new Map(live.map((row) => [row.app_id, Number(row.n)]));
+    const allowance = (appId: number) => Math.min(request.allowance(appId), request.perAppLimit - (held.get(appId) ?? 0));
+    const picked = await pick(trx, request.limit, allowance, now);
+    if (picked.length === 0) return { ids: [], until: 0 };
+    const until = now + request.leaseMs;
+    const rows = await trx
+      .updateTable('deliveries')
+      .set((eb) => ({ lease_owner: request.owner, lease_until: until, attempts: eb('attempts', '+', 1), updated_at: now }))
+      .where('id', 'in', picked)
+      .where(due(now))
+      .returning('id')
+      .execute();
+    return { ids: rows.map((row) => row.id), until };
+  });
+  return load(db, leased.ids, { owner: request.owner, until: leased.until }, claimedAt);
+}
+
+/**
+ * Oldest due first, at most `allowance(app)` per app: an app with a long backlog fills its own
+ * share and is then left out of the query, so other apps' deliveries are reached behind it.
+ */
+async function pick(db: Kysely<Database>, limit: number, allowance: (appId: number) => number, now: number): Promise<number[]> {
+  const picked: number[] = [];
+  const taken = new Map<number, number>();
+  const saturated = new Set<number>();
+  const scan = Math.min(1000, Math.max(64, limit * 4));
+  let after: { next: number; id: number } | undefined;
+  for (let round = 0; round < 4 && picked.length < limit; round++) {
+    let query = db.selectFrom('deliveries').select(['id', 'app_id', 'next_attempt_at']).where(due(now));
+    if (saturated.size > 0) query = query.where('app_id', 'not in', [...saturated]);
+    if (after) {
+      const { next, id } = after;
+      query = query.where((eb) => eb(eb.refTuple('next_attempt_at', 'id'), '>', eb.tuple(next, id)));
+    }
+    const candidates = await query.orderBy('next_attempt_at').orderBy('id').limit(scan).execute();
+    for (const candidate of candidates) {
+      if (picked.length >= limit) break;
+      const used = taken.get(candidate.app_id) ?? 0;
+      if (used < allowance(candidate.app_id)) {
+        picked.push(candidate.id);
+        taken.set(candidate.app_id, used + 1);
+      } else saturated.add(candidate.app_id);
+    }
+    if (candidates.length < scan) break;
+    const last = candidates[candidates.length - 1]!;
+    after = { next: last.next_attempt_at, id: last.id };
+  }
+  return picked;
+}
+
+async function load(db: Kysely<Database>, ids: number[], lease: Lease, claimedAt: number): Promise<ClaimedDelivery[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('deliveries')
+    .innerJoin('apps', 'apps.id', 'deliveries.app_id')
+    .innerJoin('messages', 'messages.id', 'deliveries.message_id')
+    .innerJoin('devices', 'devices.id', 'messages.device_id')
+    .selectAll('messages')
+    .select([
+      'deliveries.id as delivery_id',
+      'deliveries.uuid as delivery_uuid',
+      'deliveries.app_id as delivery_app_id',
+      'deliveries.attempts as delivery_attempts',
+      'apps.callback_url as app_callback_url',
+      'apps.secret as app_secret',
+      'devices.serial as device_serial',
+    ])
+    .where('deliveries.id', 'in', ids)
+    .orderBy('deliveries.id')
+    .execute();
+  return rows.map(({ delivery_id, delivery_uuid, delivery_app_id, delivery_attempts, app_callback_url, app_secret, device_serial, ...message }) => ({
+    id: delivery_id,
+    uuid: delivery_uuid,
+    appId: delivery_app_id,
+    attempts: delivery_attempts,
+    lease,
+    claimedAt,
+    callbackUrl: app_callback_url,
+    secret: app_secret,
+    message,
+    deviceSerial: device_serial,
+  }));
+}

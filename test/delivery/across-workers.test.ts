@@ -1,0 +1,99 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { pino } from 'pino';
+import { sql } from 'kysely';
+import { createContext } from '../../src/context.js';
+import type { Context } from '../../src/context.js';
+import { dialects } from '../helpers/database.js';
+import { deliveryFixture, eventually } from './fixture.js';
+import type { DeliveryFixture } from './fixture.js';
+import { startReceiver } from './receiver.js';
+import type { Receiver } from './receiver.js';
+
+describe.each(dialects)('delivery across workers (%s)', (dialect) => {
+  let fixture: DeliveryFixture;
+  let receiver: Receiver;
+  const others: Context[] = [];
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    for (const context of others.splice(0)) await context.close();
+    await fixture?.close();
+    await receiver?.close();
+  });
+
+  /** Another snsr process on the same database, as far as the outbox can tell. */
+  async function secondProcess(): Promise<Context> {
+    const context = await createContext(fixture.app.context.config, { log: pino({ level: 'silent' }), migrate: false });
+    others.push(context);
+    return context;
+  }
+
+  it("holds an app's in-flight limit across every worker, not per worker", async () => {
+    const inFlight = new Map<string, number>();
+    const most = new Map<string, number>();
+    receiver = await startReceiver((_n, request) => {
+      const app = String(JSON.parse(request.body).app);
+      const now = (inFlight.get(app) ?? 0) + 1;
+      inFlight.set(app, now);
+      most.set(app, Math.max(most.get(app) ?? 0, now));
+      setTimeout(() => inFlight.set(app, inFlight.get(app)! - 1), 40);
+      return { status: 200, delayMs: 40 };
+    });
+    fixture = await deliveryFixture(dialect, { SNSR_DELIVERY_CONCURRENCY: '8', SNSR_DELIVERY_PER_APP_CONCURRENCY: '2' });
+    await fixture.createApp(receiver.url, 'one');
+    await fixture.createApp(receiver.url, 'two');
+    const total = 24;
+    for (let i = 0; i < total; i++) await fixture.message();
+    const workers = [fixture.app.context.startWorker({ pollMs: 10 }), (await secondProcess()).startWorker({ pollMs: 10 })];
+    await receiver.waitFor(total * 2, 30_000);
+    await eventually(() => fixture.deliveries(), (ds) => ds.every((d) => d.status === 'delivered' && d.attempts === 1), 15_000);
+    expect(receiver.received).toHaveLength(total * 2);
+    // Two workers with room for 8 each, yet never more than 2 requests of one app at a time.
+    expect([...most.values()]).toEqual([2, 2]);
+    expect(workers[0]!.stats.sent + workers[1]!.stats.sent).toBe(total * 2);
+    expect(workers[0]!.stats.sent).toBeGreaterThan(0);
+    expect(workers[1]!.stats.sent).toBeGreaterThan(0);
+  });
+
+  it('a worker that stalled past its lease never sends what it had claimed; the new holder sends it once', async () => {
+    const uuids: string[] = [];
+    receiver = await startReceiver((n, request) => {
+      uuids.push(String(request.headers['x-snsr-delivery']));
+      return { status: 200, delayMs: n === 0 ? 1500 : 0 };
+    });
+    fixture = await deliveryFixture(dialect, { SNSR_DELIVERY_CONCURRENCY: '1' });
+    await fixture.createApp(receiver.url);
+    await fixture.message();
+    await fixture.message();
+    const stalled = fixture.app.context.startWorker({ pollMs: 20, leaseMs: 10_000, timeoutMs: 2000 });
+    // One send in flight (held 1.5 s by the receiver), the other claimed behind it.
+    await receiver.waitFor(1);
+    const held = await eventually(() => fixture.deliveries(), (ds) => ds.every((d) => d.lease_owner === stalled.owner));
+    const waiting = held.find((d) => d.uuid !== uuids[0])!;
+    // The stall: to this process a minute goes by; in the database the waiting claim's lease ends.
+    const now = performance.now.bind(performance);
+    vi.spyOn(performance, 'now').mockImplementation(() => now() + 60_000);
+    await fixture.db.updateTable('deliveries').set({ lease_until: sql<number>`lease_until - 20000` }).where('id', '=', waiting.id).execute();
+    const other = (await secondProcess()).startWorker({ pollMs: 20 });
+
+    await eventually(() => fixture.deliveries(), (ds) => ds.every((d) => d.status === 'delivered'), 15_000);
+    expect(uuids.filter((uuid) => uuid === waiting.uuid)).toHaveLength(1);
+    expect(uuids).toHaveLength(2);
+    expect(other.stats.sent).toBe(1);
+    expect(stalled.stats.sent).toBe(1);
+  });
+
+  it('counts an attempt when it is claimed, so a worker dying mid-send still uses one up', async () => {
+    receiver = await startReceiver();
+    fixture = await deliveryFixture(dialect, { SNSR_DELIVERY_MAX_ATTEMPTS: '2' });
+    await fixture.createApp(receiver.url);
+    const message = await fixture.message();
+    const [delivery] = await fixture.deliveries();
+    // Two claims whose workers died before recording anything: the limit is used up.
+    await fixture.db.updateTable('deliveries').set({ attempts: 2, lease_owner: 'dead', lease_until: 1 }).where('id', '=', delivery!.id).execute();
+    fixture.app.context.startWorker({ pollMs: 20 });
+    const failed = await eventually(() => fixture.delivery(delivery!.id), (d) => d.status === 'failed');
+    expect(failed).toMatchObject({ attempts: 2, lease_owner: null, last_error: 'gave up after 2 attempts; the last ended without a result (its worker stopped)' });
+    expect(receiver.received).toHaveLength(0);
+    expect(message.id).toBe(delivery!.message_id);
+  });
+});
