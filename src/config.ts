@@ -25,6 +25,13 @@ export interface Config {
   networkToken: string | undefined;
   /** Bearer token `GET /metrics` requires; unset: the metrics are open. */
   metricsToken: string | undefined;
+  watchdog: {
+    intervalMs: number;
+    /** Extra silence allowed beyond the expected period, as a share of it (0.5 = 50 %). */
+    tolerance: number;
+    /** Expected period (s) of watched devices nothing else gives one; undefined: none. */
+    defaultPeriodS: number | undefined;
+  };
   timezone: string;
   logLevel: string;
   /** `json`, or `pretty` (colourful, one line per entry): by default pretty when stdout is a terminal. */
@@ -242,6 +249,11 @@ export function loadConfig(env: Env = process.env): Config {
     secret: env.SNSR_SECRET || undefined,
     networkToken: env.SNSR_NETWORK_TOKEN || undefined,
     metricsToken: env.SNSR_METRICS_TOKEN || undefined,
+    watchdog: {
+      intervalMs: integer(env, 'SNSR_WATCHDOG_INTERVAL_S', 60, 1, 86_400) * 1000,
+      tolerance: integer(env, 'SNSR_WATCHDOG_TOLERANCE_PERCENT', 50, 0, 10_000) / 100,
+      defaultPeriodS: env.SNSR_WATCHDOG_DEFAULT_PERIOD_S ? integer(env, 'SNSR_WATCHDOG_DEFAULT_PERIOD_S', 0, 60, 31_536_000) : undefined,
+    },
     timezone: timezone(env),
     logLevel,
     logFormat,

@@ -39,7 +39,9 @@ import { accountEmails } from './integrations/email/account-emails.js';
 import { startAccountPruner } from './lifecycle/account-pruner.js';
 import type { Pruner } from './lifecycle/account-pruner.js';
 import { AlertService } from './domain/alerts.js';
+import type { Alert } from './domain/alerts.js';
 import { Metrics } from './monitoring/metrics.js';
+import { Watchdog } from './monitoring/watchdog.js';
 import { queueStats } from './monitoring/queue-stats.js';
 import { uplinkOutcome } from './monitoring/ingest-outcome.js';
 import { AlertsRepository } from './storage/alerts-repository.js';
@@ -89,6 +91,8 @@ export interface Context {
   alerts: AlertService;
   /** This process's Prometheus metrics (`GET /metrics`). */
   metrics: Metrics;
+  /** Starts the lost-contact watchdog (it runs on whichever process holds its lease); `close()` stops it. */
+  startWatchdog(options?: { now?: () => number; owner?: string }): Watchdog;
   /** Starts the background pruning of audit entries, ended sessions and expired links; `close()` stops it. */
   startMaintenance(): Pruner;
   close(): Promise<void>;
@@ -123,6 +127,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   };
   const workers: DeliveryWorker[] = [];
   const pruners: Pruner[] = [];
+  const watchdogs: Watchdog[] = [];
   const metrics = new Metrics({
     queue: queueStats(storage.db),
     poolUse: () => storage.poolUse(),
@@ -177,6 +182,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     alerts: new AlertService(new AlertsRepository(storage.db), {
       moduleBySerial: (serial) => repositories.modules.bySerial(serial),
       deviceBySerial: (serial) => repositories.devices.bySerial(serial),
+      appOwned: async (accountId, appId) => (await repositories.apps.owned(accountId, appId)) !== undefined,
     }),
     metrics,
     deliveries: new DeliveryService(new DeliveriesRepository(storage.db), repositories.apps),
@@ -185,13 +191,19 @@ export async function createContext(config: Config, options: ContextOptions = {}
       workers.push(worker);
       return worker.start();
     },
+    startWatchdog: (watchdogOptions = {}) => {
+      const onRaised = (alerts: Alert[]) => alerts.forEach((alert) => metrics.alerts.inc({ kind: alert.kind }));
+      const watchdog = new Watchdog(storage.db, storage.capabilities, config.watchdog, log, onRaised, watchdogOptions.now, watchdogOptions.owner);
+      watchdogs.push(watchdog);
+      return watchdog.start();
+    },
     startMaintenance: () => {
       const pruner = startAccountPruner({ audit, sessions, signups, resets }, log, { auditRetentionMs: settings.auditRetentionDays * 86_400_000 });
       pruners.push(pruner);
       return pruner;
     },
     close: async () => {
-      await Promise.all([...workers.map((worker) => worker.stop()), ...pruners.map((pruner) => pruner.stop())]);
+      await Promise.all([...workers.map((worker) => worker.stop()), ...pruners.map((pruner) => pruner.stop()), ...watchdogs.map((watchdog) => watchdog.stop())]);
       await mailer?.close();
       await storage.close();
     },

@@ -51,12 +51,19 @@ export interface AlertStore {
   list(accountId: number, page: AlertPage): Promise<Alert[]>;
   byId(id: number): Promise<Alert | undefined>;
   acknowledge(deviceId: number, alertId?: number): Promise<number>;
+  setModulePeriod(serial: string, periodS: number | null): Promise<void>;
+  setAppPeriod(appId: number, periodS: number | null): Promise<void>;
 }
 
 export interface AlertLookups {
   moduleBySerial(serial: string): Promise<CatalogModule | undefined>;
   deviceBySerial(serial: string): Promise<Device | undefined>;
+  appOwned(accountId: number, appId: number): Promise<boolean>;
 }
+
+/** Bounds of an expected period: a minute to a year. */
+export const MIN_PERIOD_S = 60;
+export const MAX_PERIOD_S = 31_536_000;
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 1000;
@@ -90,6 +97,22 @@ export class AlertService {
     if (target.sn === undefined) throw badRequest('sn (a device serial) or id (an alert id) is required');
     const device = await this.ownedDevice(accountId, target.sn, `device ${normalizeSerial(target.sn)} not found`);
     return { device, acknowledged: await this.alerts.acknowledge(device.id) };
+  }
+
+  /**
+   * The lost-contact watchdog's expected period (seconds) for watched devices of a module (`sn`) or
+   * of every module attached to an app (`app`) whose keep-alives do not announce one; null clears it.
+   */
+  async setPeriod(accountId: number, target: { sn?: string; app?: number }, periodS: number | null): Promise<void> {
+    if (periodS !== null && (!Number.isInteger(periodS) || periodS < MIN_PERIOD_S || periodS > MAX_PERIOD_S)) {
+      throw badRequest(`period must be a number of seconds from ${MIN_PERIOD_S} to ${MAX_PERIOD_S}, or empty to clear it`);
+    }
+    if (target.sn !== undefined) {
+      await this.alerts.setModulePeriod((await this.ownedModule(accountId, target.sn)).serial, periodS);
+    } else if (target.app !== undefined) {
+      if (!(await this.lookups.appOwned(accountId, target.app))) throw notFound(`app ${target.app} not found`);
+      await this.alerts.setAppPeriod(target.app, periodS);
+    } else throw badRequest('sn (a module serial) or app (an app id) is required');
   }
 
   /** Operator (CLI): any device's alerts. */

@@ -128,4 +128,12 @@ export class AlertsRepository {
       return acked;
     });
   }
+
+  async setModulePeriod(serial: string, periodS: number | null): Promise<void> {
+    await this.db.updateTable('modules').set({ watch_period_s: periodS }).where('serial', '=', serial).execute();
+  }
+
+  async setAppPeriod(appId: number, periodS: number | null): Promise<void> {
+    await this.db.updateTable('apps').set({ watch_period_s: periodS }).where('id', '=', appId).execute();
+  }
 }

@@ -35,5 +35,6 @@ export function serveCommand(): Command {
       // Callbacks are sent from this process unless dedicated workers do it; `context.close()` stops it.
       if (options.worker) context.startWorker();
       context.startMaintenance();
+      context.startWatchdog();
     });
 }

@@ -2,6 +2,7 @@ import type { Frame } from '../../protocol/udm/index.js';
 import type { Alert } from '../../domain/alerts.js';
 import { alarmEffect, announcedPeriod } from '../../monitoring/alarms.js';
 import { AlertsRepository } from '../../storage/alerts-repository.js';
+import { publish } from '../../storage/notifications.js';
 import type { DeviceRow } from '../../storage/schema.js';
 import type { IngestModule, IngestStore } from '../ingest-store.js';
 
@@ -34,9 +35,20 @@ export async function raiseAlerts(
   }
   const moduleWatched = module.device.watched === 1;
   if (!moduleWatched && device.watched !== 1) return NONE;
+  return announce(store, await watchedDevice(store, module, frame, device, heard, message));
+}
 
-  const changes: AlertChanges = { raised: [], ended: [] };
+async function watchedDevice(
+  store: IngestStore,
+  module: IngestModule,
+  frame: Frame,
+  device: DeviceRow,
+  heard: DeviceRow,
+  message: { id: number; whenMs: number },
+): Promise<AlertChanges> {
   const at = message.whenMs;
+  const moduleWatched = module.device.watched === 1;
+  const changes: AlertChanges = { raised: [], ended: [] };
   // Whoever sent this uplink is in contact again.
   for (const alive of new Set([module.device, heard])) {
     if (!moduleWatched && alive.watched !== 1) continue;
@@ -62,5 +74,11 @@ export async function raiseAlerts(
     messageId: message.id,
   });
   if (raised) changes.raised.push(raised);
+  return changes;
+}
+
+/** Tells live streams in every process, once committed; they read the alert themselves. */
+async function announce(store: IngestStore, changes: AlertChanges): Promise<AlertChanges> {
+  for (const alert of [...changes.raised, ...changes.ended]) await publish(store.trx, 'alerts', `${alert.id} ${alert.moduleSerial}`);
   return changes;
 }

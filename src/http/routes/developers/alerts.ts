@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
 import type { Context } from '../../../context.js';
-import { MAX_LIMIT } from '../../../domain/alerts.js';
+import { MAX_LIMIT, MAX_PERIOD_S, MIN_PERIOD_S } from '../../../domain/alerts.js';
 import { presentAlert } from '../../../wire/alert.js';
 import type { Server } from '../../server-types.js';
 import { AlertSchema } from '../../presenters/alerts.js';
 import { input, optionalInteger, optionalString } from '../../params.js';
-import { Basic, responses } from '../../schemas.js';
+import { Basic, Empty, responses } from '../../schemas.js';
 
 const ListQuery = Type.Object({
   sn: Type.Optional(Type.String({ description: "a module's serial: only its alerts (its own and its children's)" })),
@@ -16,6 +16,11 @@ const ListQuery = Type.Object({
 const AckParams = Type.Object({
   sn: Type.Optional(Type.String({ description: "a device's serial (the module's, or a child's <serial>/<index>): acknowledges all its alerts" })),
   id: Type.Optional(Type.String({ description: 'an alert id: acknowledges that one alert' })),
+});
+const PeriodParams = Type.Object({
+  sn: Type.Optional(Type.String({ description: "a module's serial: the period of its watched devices" })),
+  app: Type.Optional(Type.String({ description: 'an app id: the period of the watched devices of every module attached to it' })),
+  period: Type.Optional(Type.String({ description: `seconds (${MIN_PERIOD_S} to ${MAX_PERIOD_S}); empty clears it` })),
 });
 const AckAnswer = Type.Object({
   device: Type.String(),
@@ -54,6 +59,26 @@ export async function alertRoutes(app: Server, context: Context): Promise<void> 
       const { device, acknowledged } = await context.alerts.acknowledge(request.account.id, { ...(id !== undefined && { id }), ...(sn !== undefined && { sn }) });
       const after = await context.repositories.devices.byId(device.id);
       return { device: device.serial, acknowledged, alerts: after?.alerts ?? device.alerts, alerts_ack: after?.alertsAck ?? device.alertsAck };
+    },
+  });
+
+  app.post('/alerts/period.json', {
+    config: { audit: 'alert.settings' },
+    schema: {
+      tags: ['developer'],
+      summary: "Set the lost-contact watchdog's expected period of a module's (sn) or an app's (app) watched devices",
+      description: "Used when a device's keep-alives do not announce their interval: the module's period first, then the smallest of its apps'.",
+      security: Basic,
+      querystring: PeriodParams,
+      body: Type.Optional(PeriodParams),
+      response: responses(Empty, 400, 401, 404),
+    },
+    handler: async (request) => {
+      const values = input(request);
+      const sn = optionalString(values, 'sn');
+      const app = optionalInteger(values, 'app');
+      const period = optionalInteger(values, 'period') ?? null;
+      await context.alerts.setPeriod(request.account.id, { ...(sn !== undefined && { sn }), ...(app !== undefined && { app }) }, period);
     },
   });
 }
