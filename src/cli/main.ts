@@ -11,6 +11,7 @@ import { workerCommand } from './commands/worker.js';
 import { deliveriesCommand } from './commands/deliveries.js';
 import { keysCommand } from './commands/keys.js';
 import { alertsCommand } from './commands/alerts.js';
+import { backupCommand } from './commands/backup.js';
 import { describeError } from './describe-error.js';
 import { CommanderError, commanderExitCode, EXIT, throwInsteadOfExit } from './exit-code.js';
 import { loadDotEnv } from './load-dot-env.js';
@@ -32,7 +33,8 @@ const program = new Command('snsr')
   .addCommand(simulateCommand())
   .addCommand(workerCommand())
   .addCommand(deliveriesCommand())
-  .addCommand(alertsCommand());
+  .addCommand(alertsCommand())
+  .addCommand(backupCommand());
 throwInsteadOfExit(program);
 
 try {
