@@ -29,7 +29,7 @@ export function startSnsr(args: string[], env: Record<string, string>): Promise<
   const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'info', ...env } });
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`snsr did not start:\n${output}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`snsr did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('listening on')) {
