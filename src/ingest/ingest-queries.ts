@@ -72,15 +72,18 @@ export const insertRinfo = prepared((db: Db, rawId: number, tap: string, rssi: n
 
 export const setRawSnr = prepared((db: Db, rawId: number, snr: number) => db.updateTable('raw_messages').set({ snr }).where('id', '=', rawId));
 
-/** The module's newest uplink by network time: its counters (either may be unknown) and time. */
-export const setModuleNewest = prepared((db: Db, serial: string, cpt: number | null, seq: number | null, timeS: number) =>
+/** The module's state after an uplink; a NULL argument leaves its column as it is. */
+export const updateModuleState = prepared((db: Db, serial: string, cpt: number | null, seq: number | null, timeS: number | null, whenMs: number | null) =>
   db
     .updateTable('modules')
-    .set((eb) => ({ last_cpt: eb.fn.coalesce(eb.val(cpt), 'last_cpt'), last_seq: eb.fn.coalesce(eb.val(seq), 'last_seq'), last_time_s: timeS }))
+    .set((eb) => ({
+      last_cpt: eb.fn.coalesce(eb.val(cpt), 'last_cpt'),
+      last_seq: eb.fn.coalesce(eb.val(seq), 'last_seq'),
+      last_time_s: eb.fn.coalesce(eb.val(timeS), 'last_time_s'),
+      last_when_ms: eb.fn.coalesce(eb.val(whenMs), 'last_when_ms'),
+    }))
     .where('serial', '=', serial),
 );
-
-export const setLastWhen = prepared((db: Db, serial: string, whenMs: number) => db.updateTable('modules').set({ last_when_ms: whenMs }).where('serial', '=', serial));
 
 export const childDevice = prepared((db: Db, moduleSerial: string, index: number) =>
   db.selectFrom('devices').selectAll().where('module_serial', '=', moduleSerial).where('idx', '=', index),

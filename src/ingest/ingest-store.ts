@@ -18,6 +18,16 @@ export interface IngestModule {
   device: DeviceRow;
 }
 
+/** What an uplink changes of its module. */
+export interface ModuleChanges {
+  /** the uplink is the module's newest by network time: its counters (either may be unknown) and time */
+  newest?: { cpt: number | null; seq: number | null; timeS: number };
+  /** the uplink switched the module's protocol (a REGISTER) */
+  protocol?: Protocol;
+  /** the `when` given to the uplink's message */
+  lastWhenMs?: number;
+}
+
 /** A raw message as the pipeline first stores it: every column but the generated id. */
 export type NewRaw = Omit<RawMessageRow, 'id'>;
 
@@ -95,15 +105,13 @@ export class IngestStore {
     await q.setRawSnr(this.trx, rawId, snr);
   }
 
-  /** Records the module's newest uplink by network time; a REGISTER may also switch its protocol. */
-  async updateModule(serial: string, changes: { newest?: { cpt: number | null; seq: number | null; timeS: number }; protocol?: Protocol }): Promise<void> {
+  /** Writes what an uplink changed of the module, in one statement (two when the protocol switches). */
+  async updateModule(serial: string, changes: ModuleChanges): Promise<void> {
     if (changes.protocol) await this.trx.updateTable('modules').set({ protocol: changes.protocol }).where('serial', '=', serial).execute();
-    const newest = changes.newest;
-    if (newest) await q.setModuleNewest(this.trx, serial, newest.cpt, newest.seq, newest.timeS);
-  }
-
-  async setLastWhen(serial: string, whenMs: number): Promise<void> {
-    await q.setLastWhen(this.trx, serial, whenMs);
+    const { newest, lastWhenMs } = changes;
+    if (newest || lastWhenMs !== undefined) {
+      await q.updateModuleState(this.trx, serial, newest?.cpt ?? null, newest?.seq ?? null, newest?.timeS ?? null, lastWhenMs ?? null);
+    }
   }
 
   /** Adds `delta` (negative: a late uplink found) to a device's lost-uplink count, never below zero. */

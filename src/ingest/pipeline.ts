@@ -37,18 +37,23 @@ export async function runPipeline(store: IngestStore, uplink: Uplink, env: Pipel
   if (raw.outcome !== 'new') return result;
 
   const decoded = decodeFrame(module, uplink.data);
-  await updateModule(store, module, uplink, decoded.ok ? decoded.frame : undefined, decoded.ok ? decoded.switchTo : undefined);
+  const changes = await updateModule(store, module, uplink, decoded.ok ? decoded.frame : undefined, decoded.ok ? decoded.switchTo : undefined);
   if (!decoded.ok) {
+    await store.updateModule(module.serial, changes);
     env.log.warn({ module: module.serial, data: uplink.data, seqNumber: uplink.seqNumber, reason: decoded.reason }, 'invalid UDM frame kept in raw history only');
     return { ...result, frame: 'invalid', reason: decoded.reason };
   }
   const { frame } = decoded;
-  if (await detectRepetition(store, module, frame, uplink.data)) return { ...result, frame: 'repetition' };
+  if (await detectRepetition(store, module, frame, uplink.data)) {
+    await store.updateModule(module.serial, changes);
+    return { ...result, frame: 'repetition' };
+  }
 
   const whenMs = receptionTime(module, now);
   const concerned = await resolveDevice(store, module, frame);
   const { device, contrib } = await applyDeviceState(store, module, frame, concerned, whenMs);
   const message = await storeMessage(store, module, { uplink, rawId: raw.rawId, whenMs, frame, device, contrib, dateText: env.dateText });
   const alerts = await raiseAlerts(store, module, frame, device, { id: message.id, whenMs });
+  await store.updateModule(module.serial, { ...changes, lastWhenMs: whenMs });
   return { ...result, frame: 'message', device: device.serial, type: message.type, messageId: message.id, alerts };
 }

@@ -84,7 +84,7 @@ describe.each(dialects)('ingest steps (%s)', (dialect) => {
     expect((await db().selectFrom('raw_messages').select('snr').where('id', '=', rawId).executeTakeFirstOrThrow()).snr).toBe(4);
   });
 
-  it('updateModule counts gaps on the module device and moves the counter, not for a late uplink', async () => {
+  it('updateModule counts gaps on the module device and moves the counter, not for a late uplink (written by store.updateModule)', async () => {
     const state = async () => {
       const module = await moduleOf('BEEF');
       return [module.lastCpt, module.device.losts];
@@ -93,7 +93,7 @@ describe.each(dialects)('ingest steps (%s)', (dialect) => {
     const step = (hex: string, time: number) =>
       inTransaction(async (store) => {
         const uplink = { device: 'BEEF', time, data: hex };
-        await updateModule(store, await resolveModule(store, uplink), uplink, frame(hex));
+        await store.updateModule('BEEF', await updateModule(store, await resolveModule(store, uplink), uplink, frame(hex)));
       });
     await step('050300189167', T);
     expect(await state()).toEqual([5, 0]);
@@ -102,7 +102,7 @@ describe.each(dialects)('ingest steps (%s)', (dialect) => {
     await step('070300189167', T + 5);
     expect(await state()).toEqual([9, 2]);
     const register = { device: 'BEEF', time: T + 20, data: '0A0300189167' };
-    await inTransaction(async (store) => updateModule(store, await resolveModule(store, register), register, frame('0A0300189167'), 'UDM23'));
+    await inTransaction(async (store) => store.updateModule('BEEF', await updateModule(store, await resolveModule(store, register), register, frame('0A0300189167'), 'UDM23')));
     expect((await app.context.repositories.modules.bySerial('BEEF'))?.protocol).toBe('UDM23');
   });
 

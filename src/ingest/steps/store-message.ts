@@ -48,7 +48,6 @@ export async function storeMessage(
     contrib: JSON.stringify(input.contrib),
     ctxt: JSON.stringify(deviceContext(device, input.dateText)),
   });
-  await store.setLastWhen(module.serial, input.whenMs);
   await enqueueDeliveries(store.trx, { id, module_serial: module.serial });
   return { id, type };
 }

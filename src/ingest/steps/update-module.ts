@@ -1,5 +1,5 @@
 import type { Frame, Protocol } from '../../protocol/udm/index.js';
-import type { IngestModule, IngestStore } from '../ingest-store.js';
+import type { IngestModule, IngestStore, ModuleChanges } from '../ingest-store.js';
 import type { Uplink } from '../uplink.js';
 
 /** Sigfox sequence numbers count 0..4095 and wrap. */
@@ -38,12 +38,15 @@ export function isLate(module: IngestModule, uplink: Uplink): boolean {
  * too). A gap is counted lost on the module's own device: by the Sigfox sequence number, or by the
  * frame's 4-bit counter when the network gave none. A late uplink is found again (one lost less)
  * and does not move the counters back. A REGISTER may switch the protocol.
+ *
+ * Returns the module's changes instead of writing them: the pipeline writes the module row once, at
+ * its end, with the message's `when` (one statement fewer per uplink).
  */
-export async function updateModule(store: IngestStore, module: IngestModule, uplink: Uplink, frame: Frame | undefined, switchTo?: Protocol): Promise<void> {
+export async function updateModule(store: IngestStore, module: IngestModule, uplink: Uplink, frame: Frame | undefined, switchTo?: Protocol): Promise<ModuleChanges> {
   const cpt = frame?.header.cpt ?? null;
   const seq = uplink.seqNumber ?? null;
   const late = isLate(module, uplink);
   const lost = late ? -1 : seq !== null ? lostBetweenSeq(module.lastSeq, seq) : cpt !== null ? lostBetween(module.lastCpt, cpt) : 0;
   if (lost !== 0) await store.addLosts(module.device.id, lost);
-  await store.updateModule(module.serial, { ...(!late && { newest: { cpt, seq, timeS: uplink.time } }), ...(switchTo && { protocol: switchTo }) });
+  return { ...(!late && { newest: { cpt, seq, timeS: uplink.time } }), ...(switchTo && { protocol: switchTo }) };
 }
