@@ -16,6 +16,10 @@ import { AccountService } from './domain/accounts.js';
 import { CatalogService } from './domain/catalog.js';
 import { ModuleService } from './domain/modules.js';
 import { AppService } from './domain/apps.js';
+import { LabelService } from './domain/label-service.js';
+import { ModuleListService } from './domain/module-list.js';
+import { LabelsRepository } from './storage/labels-repository.js';
+import { ModuleListRepository } from './storage/module-list-repository.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { legacyDate } from './wire/legacy-date.js';
 import { DeliveryService } from './domain/deliveries.js';
@@ -81,6 +85,10 @@ export interface Context {
   catalog: CatalogService;
   modules: ModuleService;
   apps: AppService;
+  /** Owners' names, tags and notes on modules and child devices. */
+  labels: LabelService;
+  /** The searchable, sortable, paged module list and its bulk actions. */
+  moduleList: ModuleListService;
   /** The uplink pipeline: Sigfox callbacks in, raw messages, messages, device state and outbox rows out. */
   ingest: IngestService;
   deliveries: DeliveryService;
@@ -138,6 +146,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     },
   });
   const modules = new ModuleService(repositories.modules, repositories.devices);
+  const apps = new AppService(repositories.apps, modules, config.delivery.allowPrivateTargets);
   const { accounts: settings } = config;
   const sessions = new SessionService(new SessionsRepository(storage.db), {
     idleMs: settings.sessionIdleMinutes * 60_000,
@@ -170,7 +179,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
     mailer,
     catalog: new CatalogService(repositories.modules),
     modules,
-    apps: new AppService(repositories.apps, modules, config.delivery.allowPrivateTargets),
+    apps,
+    labels: new LabelService(new LabelsRepository(storage.db), modules),
+    moduleList: new ModuleListService({ list: new ModuleListRepository(storage.db), apps }),
     ingest: new IngestService(storage, log, {
       dateText: (ms) => legacyDate(new Date(ms), config.timezone),
       observe: (outcome, seconds) => {

@@ -22,6 +22,8 @@ export const AUDIT_ACTIONS = [
   'module.register',
   'module.unregister',
   'module.rekey',
+  'module.label',
+  'module.tag',
   'app.create',
   'app.update',
   'app.delete',

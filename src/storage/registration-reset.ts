@@ -22,13 +22,16 @@ const FRESH_DEVICE = {
   type: 'OTHER',
   bidirval: null,
   period_s: null,
+  name: null,
+  notes: null,
+  tags: '',
 } as const satisfies DeviceUpdate;
 
 /**
  * Erases everything a registration of the module gathered — messages (and by cascade their pending
  * deliveries), raw messages (and their rinfos), alerts, child devices — and gives the module's own device
- * its default state and flags, bidir value included. Runs in the transaction that changed the
- * module row, after that change: the row's lock (taken first, as ingest takes it) keeps the
+ * its default state and flags, bidir value, name, notes and tags included. Runs in the transaction
+ * that changed the module row, after that change: the row's lock (taken first, as ingest takes it) keeps the
  * module's uplinks out until the new registration is committed.
  *
  * The module's own device keeps its id (what `modules.json` lists), so an uplink waiting on the

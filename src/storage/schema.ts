@@ -92,6 +92,11 @@ export interface DevicesTable {
   bidirval: string | null;
   /** Keep-alive interval the device announced, seconds (0: monitoring off); the watchdog's period. */
   period_s: number | null;
+  /** The owner's name and notes for the device; null when none. */
+  name: string | null;
+  notes: string | null;
+  /** The owner's tags as " tag1 tag2 " (spaces around each), '' when none: see 0010_labels.sql. */
+  tags: Generated<string>;
 }
 
 export interface AppsTable {

@@ -6,6 +6,7 @@ import { securityRoutes } from './security.js';
 import { accountRoutes } from './developers/account.js';
 import { appRoutes } from './developers/apps.js';
 import { moduleRoutes } from './developers/modules.js';
+import { moduleListRoutes } from './developers/module-list.js';
 import { deliveryRoutes } from './developers/deliveries.js';
 import { decodeRoutes } from './developers/decode.js';
 import { deviceRoutes, legacyDeviceRoutes } from './devices/index.js';
@@ -30,6 +31,7 @@ export async function registerRoutes(app: Server, context: Context): Promise<voi
       await accountRoutes(scope, context);
       await appRoutes(scope, context);
       await moduleRoutes(scope, context);
+      await moduleListRoutes(scope, context);
       await deliveryRoutes(scope, context);
       await decodeRoutes(scope, context);
       await keyRoutes(scope, context);

@@ -24,6 +24,8 @@ const ACTIONS: Record<string, string> = {
   'module.register': 'Registered modules',
   'module.unregister': 'Unregistered a module',
   'module.rekey': "Changed a module's key",
+  'module.label': 'Named, tagged or annotated a device',
+  'module.tag': 'Tagged modules',
   'app.create': 'Created an app',
   'app.update': 'Updated an app',
   'app.delete': 'Deleted an app',
