@@ -10,7 +10,7 @@ const PAC = /^[0-9A-F]{16}$/;
 
 /**
  * Parses the catalog CSV `SERIAL;KEY;PAC[;PROTOCOL]` (header line first). Every problem is collected
- * with its line number, and any problem rejects the whole file: a catalog is never half imported.
+ * with its line number, and any problem rejects the whole file before anything is written.
  */
 export function parseCatalog(text: string): CatalogEntry[] {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
@@ -46,6 +46,12 @@ export function parseCatalog(text: string): CatalogEntry[] {
 export class CatalogService {
   constructor(private readonly modules: ModulesRepository) {}
 
+  /**
+   * Validates the whole file, then writes it in serial order, in chunks that commit one by one —
+   * the order ingestion locks modules in, so an import beside live traffic neither deadlocks nor
+   * stalls it. Not atomic: a failure part-way leaves the chunks already written; running the same
+   * import again finishes it.
+   */
   async import(text: string, onProgress?: (done: number, total: number) => void): Promise<{ created: number; updated: number }> {
     return this.modules.importCatalog(parseCatalog(text), onProgress);
   }

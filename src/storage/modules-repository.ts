@@ -22,54 +22,82 @@ const toModule = (row: ModuleRow): CatalogModule => ({
   deviceKey: row.device_key,
 });
 
-const BATCH = 200;
+/** Modules per import transaction. */
+const CHUNK = 200;
+const CHUNK_ATTEMPTS = 5;
+
+/** PostgreSQL's deadlock_detected, lock_not_available (lock_timeout) and serialization_failure. */
+const isLockConflict = (error: unknown) => ['40P01', '55P03', '40001'].includes((error as { code?: string }).code ?? '');
+
+async function writeChunk(trx: Kysely<Database>, batch: CatalogEntry[]): Promise<number> {
+  const existing = await trx
+    .selectFrom('modules')
+    .select('serial')
+    .where('serial', 'in', batch.map((entry) => entry.serial))
+    .execute();
+  const now = Date.now();
+  // A line without a protocol keeps the one the module already has (REGISTER frames may have set it).
+  for (const withProtocol of [true, false]) {
+    const group = batch.filter((e) => (e.protocol !== undefined) === withProtocol);
+    if (group.length === 0) continue;
+    await trx
+      .insertInto('modules')
+      .values(group.map((e) => ({ serial: e.serial, key: e.key, pac: e.pac, protocol: e.protocol ?? 'UDM23', imported_at: now })))
+      .onConflict((oc) =>
+        oc.column('serial').doUpdateSet((eb) => ({
+          key: eb.ref('excluded.key'),
+          pac: eb.ref('excluded.pac'),
+          ...(withProtocol && { protocol: eb.ref('excluded.protocol') }),
+        })),
+      )
+      .execute();
+  }
+  await trx
+    .insertInto('devices')
+    .values(batch.map((e) => ({ module_serial: e.serial, idx: 0, serial: e.serial })))
+    .onConflict((oc) => oc.columns(['module_serial', 'idx']).doNothing())
+    .execute();
+  return batch.length - existing.length;
+}
 
 /** The operator's catalog and each module's registration to an account. */
 export class ModulesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** Inserts or updates every entry and gives each module its own device (index 0), atomically. */
-  /** One transaction; `onProgress` is told after each batch (for a progress bar). */
-  async importCatalog(
-    entries: CatalogEntry[],
-    onProgress?: (done: number, total: number) => void,
-  ): Promise<{ created: number; updated: number }> {
-    return this.db.transaction().execute(async (trx) => {
-      let created = 0;
-      for (let start = 0; start < entries.length; start += BATCH) {
-        const batch = entries.slice(start, start + BATCH);
-        const existing = await trx
-          .selectFrom('modules')
-          .select('serial')
-          .where('serial', 'in', batch.map((entry) => entry.serial))
-          .execute();
-        created += batch.length - existing.length;
-        const now = Date.now();
-        // A line without a protocol keeps the one the module already has (REGISTER frames may have set it).
-        for (const withProtocol of [true, false]) {
-          const group = batch.filter((e) => (e.protocol !== undefined) === withProtocol);
-          if (group.length === 0) continue;
-          await trx
-            .insertInto('modules')
-            .values(group.map((e) => ({ serial: e.serial, key: e.key, pac: e.pac, protocol: e.protocol ?? 'UDM23', imported_at: now })))
-            .onConflict((oc) =>
-              oc.column('serial').doUpdateSet((eb) => ({
-                key: eb.ref('excluded.key'),
-                pac: eb.ref('excluded.pac'),
-                ...(withProtocol && { protocol: eb.ref('excluded.protocol') }),
-              })),
-            )
-            .execute();
-        }
-        await trx
-          .insertInto('devices')
-          .values(batch.map((e) => ({ module_serial: e.serial, idx: 0, serial: e.serial })))
-          .onConflict((oc) => oc.columns(['module_serial', 'idx']).doNothing())
-          .execute();
-        onProgress?.(start + batch.length, entries.length);
+  /**
+   * Inserts or updates every entry, in serial order, in chunks of `CHUNK` modules that each commit
+   * on their own, yielding to the event loop between chunks: a large import never holds thousands of
+   * module locks against ingestion nor one long transaction. Not atomic: if it stops half-way, the
+   * chunks written stay, and importing the file again completes it (every write is an upsert).
+   * `onProgress` is told after each chunk.
+   */
+  async importCatalog(entries: CatalogEntry[], onProgress?: (done: number, total: number) => void): Promise<{ created: number; updated: number }> {
+    const sorted = [...entries].sort((a, b) => (a.serial < b.serial ? -1 : a.serial > b.serial ? 1 : 0));
+    let created = 0;
+    for (let start = 0; start < sorted.length; start += CHUNK) {
+      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+      const chunk = sorted.slice(start, start + CHUNK);
+      created += await this.importCatalogChunk(chunk);
+      onProgress?.(start + chunk.length, sorted.length);
+    }
+    return { created, updated: sorted.length - created };
+  }
+
+  /**
+   * Inserts or updates one chunk of the catalog and gives each module its own device (index 0), in
+   * one short transaction; returns how many modules were new. Rows are written in the order given:
+   * callers sort by serial, the order ingestion locks modules in, so the two never deadlock. A
+   * deadlock or lock timeout (some other writer) rolls the chunk back and it is tried again.
+   */
+  async importCatalogChunk(entries: CatalogEntry[]): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.transaction().execute((trx) => writeChunk(trx, entries));
+      } catch (error) {
+        if (attempt >= CHUNK_ATTEMPTS || !isLockConflict(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 20 * attempt * Math.random()));
       }
-      return { created, updated: entries.length - created };
-    });
+    }
   }
 
   /** Catalog page in serial order, after `after` (keyset). */

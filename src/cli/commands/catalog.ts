@@ -15,7 +15,10 @@ export function catalogCommand(): Command {
     .command('import')
     .description('import or update modules from a CSV file; a file with any bad line is rejected whole')
     .argument('<file>', 'CSV with a header line: SERIAL;KEY;PAC[;PROTOCOL] (PROTOCOL is UDM22 or UDM23, default UDM23)')
-    .addHelpText('after', '\nExample file:\n  SERIAL;KEY;PAC;PROTOCOL\n  C0FE;1A2B3C4D;0123456789ABCDEF;UDM23')
+    .addHelpText(
+      'after',
+      '\nExample file:\n  SERIAL;KEY;PAC;PROTOCOL\n  C0FE;1A2B3C4D;0123456789ABCDEF;UDM23\n\nThe file is checked whole first; then it is written in chunks of 200 modules, each committed on its own\n(not atomic: if the import stops part-way, run it again — re-importing is harmless).',
+    )
     .action(async (file: string) => {
       const text = await readFile(file, 'utf8');
       await withContext(async (context) => {
