@@ -12,6 +12,7 @@ import { deliveriesCommand } from './commands/deliveries.js';
 import { keysCommand } from './commands/keys.js';
 import { alertsCommand } from './commands/alerts.js';
 import { backupCommand } from './commands/backup.js';
+import { modulesCommand } from './commands/modules.js';
 import { describeError } from './describe-error.js';
 import { CommanderError, commanderExitCode, EXIT, throwInsteadOfExit } from './exit-code.js';
 import { loadDotEnv } from './load-dot-env.js';
@@ -29,6 +30,7 @@ const program = new Command('snsr')
   .addCommand(accountsCommand())
   .addCommand(keysCommand())
   .addCommand(catalogCommand())
+  .addCommand(modulesCommand())
   .addCommand(decodeCommand())
   .addCommand(simulateCommand())
   .addCommand(workerCommand())

@@ -71,6 +71,7 @@ export const api = {
     request<Registration>(`${DEV}/modules.json`, { method: 'POST', body: modules }),
   modules: () => request<ModuleItem[]>(`${DEV}/modules.json`),
   unregister: (id: string, sn: string) => request<void>(`${DEV}/modules.json`, { method: 'DELETE', query: { id, sn }, read: 'none' }),
+  rekey: (sn: string, key: string) => request<{ serial: string; key: string }>(`${DEV}/modules/key.json`, { method: 'POST', body: { sn, ...(key && { key }) } }),
   device: (sn: string) => request<ModuleDevice>(`${DEV}/device.json`, { query: { sn } }),
   pacs: () => request<Blob>(`${DEV}/pacs.csv`, { method: 'POST', read: 'blob' }),
 

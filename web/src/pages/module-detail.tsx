@@ -2,6 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { api } from '../api/api';
 import type { Device, Message } from '../api/types';
 import { DeviceCard } from '../components/device-card';
+import { DeviceKey } from '../components/device-key';
 import { Labelled } from '../components/field';
 import { KeepAliveChart, keepAlivePoints } from '../components/keepalive-chart';
 import { useMessageFeed } from '../components/message-feed';
@@ -42,6 +43,7 @@ export function ModuleDetailPage({ serial }: { serial: string }) {
             </div>
           </Section>
           <Messages serial={module.serial} devices={all} protocol={module.protocol} onNew={() => void devices.reload()} />
+          <DeviceKey serial={module.serial} />
         </>
       )}
     </Page>

@@ -53,7 +53,7 @@ export function ModulesPage() {
     exportPacs.clear();
     const ok = await confirmAction(
       `Unregister ${module.serial}?`,
-      'It is detached from every app and leaves your account. You can register it again with its key.',
+      'It is detached from every app and leaves your account; its messages, raw uplinks and children are erased and its device tokens stop working. It can be registered again with its printed key.',
       'Unregister',
     );
     if (!ok) return;

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Context } from '../../../context.js';
 import type { Server } from '../../server-types.js';
 import { badRequest } from '../../../domain/errors.js';
-import { input, jsonParameter, optionalInteger, requiredInteger, requiredString } from '../../params.js';
+import { input, jsonParameter, optionalInteger, optionalString, requiredInteger, requiredString } from '../../params.js';
 import type { Input } from '../../params.js';
 import { DeviceSchema } from '../../presenters/devices.js';
 import { presentDevice } from '../../../wire/device.js';
@@ -16,6 +16,12 @@ const RegistrationResult = Type.Object({
   invalid_key: Type.Array(Type.String()),
 });
 const ModuleParams = Type.Object({ id: Type.Optional(Type.String()), sn: Type.Optional(Type.String()) });
+const RekeyParams = Type.Object({
+  sn: Type.Optional(Type.String({ description: 'module serial, any case (required; `serial` is read too)' })),
+  serial: Type.Optional(Type.String({ description: 'the module serial, when sn is not sent' })),
+  key: Type.Optional(Type.String({ description: 'the new device key, 8 hex digits, any case; absent or empty: snsr generates one' })),
+});
+const NewKey = Type.Object({ serial: Type.String(), key: Type.String({ description: 'the device key now in force, 8 hex digits' }) });
 const ModuleDevice = Type.Object({ ...DeviceSchema.properties, protocol: Type.String({ enum: ['UDM22', 'UDM23'] }) });
 
 /** The array of `{serial, key}` as the body, or under `modules` (possibly as JSON text in a form). */
@@ -52,6 +58,23 @@ export async function moduleRoutes(app: Server, context: Context): Promise<void>
     handler: async (request) => {
       const params = input(request);
       await context.modules.unregister(request.account.id, requiredInteger(params, 'id'), requiredString(params, 'sn'));
+    },
+  });
+
+  app.post('/modules/key.json', {
+    // The entry names the module, never the key: the log must not hand out a credential.
+    config: { audit: { action: 'module.rekey', detail: (_request, answer) => ({ sn: (answer as { serial?: string } | undefined)?.serial }) } },
+    schema: {
+      tags: ['developer'],
+      summary: 'Set a new device key on a module (given, or generated): the old key, the PAC and every device token minted before stop working',
+      security: Basic,
+      querystring: RekeyParams,
+      body: Type.Optional(RekeyParams),
+      response: responses(NewKey, 400, 401, 404),
+    },
+    handler: async (request) => {
+      const params = input(request);
+      return context.modules.rekey(request.account.id, optionalString(params, 'sn') ?? optionalString(params, 'serial') ?? '', optionalString(params, 'key'));
     },
   });
 
