@@ -447,6 +447,20 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
     expect(await unlabelledControls(page)).toEqual([]);
   }, 90_000);
 
+  it('sets a new device key on the module page: the printed key stops working', async () => {
+    await open('/modules/C0FE');
+    await heading('Module C0FE').waitFor();
+    const section = page.getByRole('region', { name: 'Device key' });
+    await section.getByLabel('New key').fill('cafe0001');
+    await section.getByRole('button', { name: 'Set new key' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Set new key' }).click();
+    await status('C0FE has a new device key.').waitFor();
+    expect(await section.getByLabel('Key now in force (get device tokens with it)').inputValue()).toBe('CAFE0001');
+    expect((await fetch(`${server.url}/iot/devices/crc.json?sn=C0FE&key=1A2B3C4D`)).status).toBe(401);
+    expect((await fetch(`${server.url}/iot/devices/crc.json?sn=C0FE&key=CAFE0001`)).status).toBe(200);
+    expect(await unlabelledControls(page)).toEqual([]);
+  }, 60_000);
+
   it('is usable at phone width', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const [path, title] of [
