@@ -25,6 +25,8 @@ export interface Config {
   networkToken: string | undefined;
   /** Bearer token `GET /metrics` requires; unset: the metrics are open. */
   metricsToken: string | undefined;
+  /** Time between heartbeat comments on live event streams. */
+  streamHeartbeatMs: number;
   watchdog: {
     intervalMs: number;
     /** Extra silence allowed beyond the expected period, as a share of it (0.5 = 50 %). */
@@ -249,6 +251,7 @@ export function loadConfig(env: Env = process.env): Config {
     secret: env.SNSR_SECRET || undefined,
     networkToken: env.SNSR_NETWORK_TOKEN || undefined,
     metricsToken: env.SNSR_METRICS_TOKEN || undefined,
+    streamHeartbeatMs: integer(env, 'SNSR_STREAM_HEARTBEAT_S', 15, 1, 3600) * 1000,
     watchdog: {
       intervalMs: integer(env, 'SNSR_WATCHDOG_INTERVAL_S', 60, 1, 86_400) * 1000,
       tolerance: integer(env, 'SNSR_WATCHDOG_TOLERANCE_PERCENT', 50, 0, 10_000) / 100,

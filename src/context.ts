@@ -46,6 +46,9 @@ import { AlertService } from './domain/alerts.js';
 import type { Alert } from './domain/alerts.js';
 import { Metrics } from './monitoring/metrics.js';
 import { Watchdog } from './monitoring/watchdog.js';
+import { EventHub } from './integrations/events/event-hub.js';
+import { LiveStreams } from './integrations/events/live-streams.js';
+import { StreamEventsRepository } from './storage/stream-events-repository.js';
 import { queueStats } from './monitoring/queue-stats.js';
 import { uplinkOutcome } from './monitoring/ingest-outcome.js';
 import { AlertsRepository } from './storage/alerts-repository.js';
@@ -99,6 +102,8 @@ export interface Context {
   alerts: AlertService;
   /** This process's Prometheus metrics (`GET /metrics`). */
   metrics: Metrics;
+  /** Live event streams (`GET /iot/developers/stream`): this process's hub of the notifier's events. */
+  streams: LiveStreams;
   /** Starts the lost-contact watchdog (it runs on whichever process holds its lease); `close()` stops it. */
   startWatchdog(options?: { now?: () => number; owner?: string }): Watchdog;
   /** Starts the background pruning of audit entries, ended sessions and expired links; `close()` stops it. */
@@ -136,6 +141,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const workers: DeliveryWorker[] = [];
   const pruners: Pruner[] = [];
   const watchdogs: Watchdog[] = [];
+  const streamEvents = new StreamEventsRepository(storage.db);
+  const hub = new EventHub(streamEvents, storage.notifier, log);
   const metrics = new Metrics({
     queue: queueStats(storage.db),
     poolUse: () => storage.poolUse(),
@@ -164,6 +171,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     signupExpiryMs: settings.signupExpiryHours * 3_600_000,
     resetExpiryMs: settings.resetExpiryMinutes * 60_000,
   });
+  const streams = new LiveStreams(hub, streamEvents, config.streamHeartbeatMs, metrics.openStreams);
   return {
     config,
     log,
@@ -196,6 +204,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       appOwned: async (accountId, appId) => (await repositories.apps.owned(accountId, appId)) !== undefined,
     }),
     metrics,
+    streams,
     deliveries: new DeliveryService(new DeliveriesRepository(storage.db), repositories.apps),
     startWorker: (workerOptions = {}) => {
       const worker = createDeliveryWorker(storage, config, log, { ...workerOptions, userAgent: `snsr/${VERSION}` });
@@ -215,6 +224,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     },
     close: async () => {
       await Promise.all([...workers.map((worker) => worker.stop()), ...pruners.map((pruner) => pruner.stop()), ...watchdogs.map((watchdog) => watchdog.stop())]);
+      hub.close();
       await mailer?.close();
       await storage.close();
     },

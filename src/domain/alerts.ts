@@ -36,6 +36,8 @@ export interface AlertPage {
   limit: number;
   module?: string;
   before?: number;
+  /** only alerts with a greater id (a live stream's replay) */
+  after?: number;
   open?: boolean;
 }
 

@@ -11,6 +11,7 @@ import { resolveDevice } from './steps/resolve-device.js';
 import { applyDeviceState } from './steps/apply-state.js';
 import { receptionTime, storeMessage } from './steps/store-message.js';
 import { raiseAlerts } from './steps/raise-alerts.js';
+import { announceMessage } from './steps/announce-message.js';
 
 export interface PipelineEnv {
   log: Logger;
@@ -55,5 +56,6 @@ export async function runPipeline(store: IngestStore, uplink: Uplink, env: Pipel
   const message = await storeMessage(store, module, { uplink, rawId: raw.rawId, whenMs, frame, device, contrib, dateText: env.dateText });
   const alerts = await raiseAlerts(store, module, frame, device, { id: message.id, whenMs });
   await store.updateModule(module.serial, { ...changes, lastWhenMs: whenMs });
+  await announceMessage(store, { id: message.id, module: module.serial });
   return { ...result, frame: 'message', device: device.serial, type: message.type, messageId: message.id, alerts };
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { Alert, AlertKind, AlertPage } from '../domain/alerts.js';
 import type { AlertRow, Database } from './schema.js';
+import { publish } from './notifications.js';
 
 type AlertWithDevice = AlertRow & { device_serial: string };
 
@@ -93,6 +94,7 @@ export class AlertsRepository {
       .where('alerts.account_id', '=', accountId);
     if (page.module !== undefined) query = query.where('alerts.module_serial', '=', page.module);
     if (page.before !== undefined) query = query.where('alerts.id', '<', page.before);
+    if (page.after !== undefined) query = query.where('alerts.id', '>', page.after);
     if (page.open) query = query.where('alerts.ended_at', 'is', null);
     const rows = await query.orderBy('alerts.id', 'desc').limit(page.limit).execute();
     return rows.map(toAlert);
@@ -117,8 +119,10 @@ export class AlertsRepository {
     return this.db.transaction().execute(async (trx) => {
       let update = trx.updateTable('alerts').set({ acked_at: now }).where('device_id', '=', deviceId).where('acked_at', 'is', null);
       if (alertId !== undefined) update = update.where('id', '=', alertId);
-      const result = await update.executeTakeFirst();
-      const acked = Number(result.numUpdatedRows);
+      const rows = await update.returning(['id', 'module_serial']).execute();
+      const acked = rows.length;
+      // Live streams show acknowledgements too.
+      for (const row of rows) await publish(trx, 'alerts', `${row.id} ${row.module_serial}`);
       // All of them: the counter catches up with `alerts`, alerts pruned from the table included.
       await trx
         .updateTable('devices')

@@ -19,6 +19,7 @@ import { registerRoute, selfServiceRoutes } from './developers/self-service.js';
 import { profileRoutes } from './developers/profile.js';
 import { alertRoutes } from './developers/alerts.js';
 import { metricsRoutes } from './metrics.js';
+import { streamRoutes } from './developers/stream.js';
 
 /** The one place routes are registered; each folder is a URL prefix with its own auth hook. */
 export async function registerRoutes(app: Server, context: Context): Promise<void> {
@@ -37,6 +38,7 @@ export async function registerRoutes(app: Server, context: Context): Promise<voi
       await keyRoutes(scope, context);
       await auditRoutes(scope, context);
       await alertRoutes(scope, context);
+      await streamRoutes(scope, context);
     },
     { prefix: '/iot/developers' },
   );

@@ -6,6 +6,7 @@ import { messageRoutes } from './messages.js';
 import { rawMessageRoutes } from './raw-messages.js';
 import { moduleDataRoutes } from './module-data.js';
 import { flagRoutes } from './flags.js';
+import { deviceStreamRoutes } from './stream.js';
 
 /** Operations 16–26 under /iot/devices: the token route is open, the rest need device auth. */
 export async function deviceRoutes(app: Server, context: Context): Promise<void> {
@@ -16,6 +17,7 @@ export async function deviceRoutes(app: Server, context: Context): Promise<void>
     await rawMessageRoutes(scope, context);
     await moduleDataRoutes(scope, context);
     await flagRoutes(scope, context);
+    await deviceStreamRoutes(scope, context);
   });
 }
 

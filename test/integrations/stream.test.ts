@@ -1,0 +1,166 @@
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dialects } from '../helpers/database.js';
+import { createDeveloper, importCatalog, startApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
+import { frames } from '../helpers/uplinks.js';
+import { openSse } from '../helpers/sse-client.js';
+import type { SseClient } from '../helpers/sse-client.js';
+import { startSnsr } from '../helpers/cli.js';
+
+const T0 = 1_714_567_890;
+
+describe.each(dialects)('GET /iot/developers/stream (%s)', (dialect) => {
+  let app: TestApp;
+  let base: string;
+  let alice: Awaited<ReturnType<typeof createDeveloper>>;
+  let bob: Awaited<ReturnType<typeof createDeveloper>>;
+  let appId: number;
+  const clients: SseClient[] = [];
+  let seq = 100;
+  beforeAll(async () => {
+    app = await startApp(dialect, { SNSR_STREAM_HEARTBEAT_S: '1' });
+    await importCatalog(app);
+    alice = await createDeveloper(app, 'alice@example.com');
+    bob = await createDeveloper(app, 'bob@example.com');
+    await app.context.modules.register(1, [{ serial: 'C0FE', key: '1A2B3C4D' }, { serial: '0ACE', key: '0000ACE0' }]);
+    await app.context.modules.register(2, [{ serial: 'BEEF', key: 'DEADBEEF' }]);
+    const { id } = (await app.context.repositories.devices.bySerial('C0FE'))!;
+    await app.context.repositories.devices.setFlags(id, { watched: true });
+    appId = (await app.context.apps.save(1, { name: 'only C0FE' })).id;
+    await app.context.apps.attach(1, appId, ['C0FE']);
+    base = await app.server.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await app.close();
+  });
+
+  const open = async (query = '', headers: Record<string, string> = { authorization: alice.auth }) => {
+    const client = await openSse(`${base}/iot/developers/stream${query}`, headers);
+    clients.push(client);
+    return client;
+  };
+  const send = (device: string, data: string, to = base) =>
+    fetch(`${to}/network/sigfox/uplink`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer network-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ device, time: T0 + seq, data, seqNumber: ++seq }),
+    }).then((r) => expect(r.status).toBe(200));
+
+  it('answers 401 without credentials, 404 for what the caller does not own, 400 for bad filters', async () => {
+    expect((await open('', {})).status).toBe(401);
+    expect((await open('?serial=BEEF')).status).toBe(404);
+    expect((await open('?app=999')).status).toBe(404);
+    expect((await open('?app=abc')).status).toBe(400);
+    expect((await open('', { authorization: alice.auth, 'last-event-id': 'nonsense' })).status).toBe(400);
+  });
+
+  it("sends the caller's messages and alerts, filtered, with heartbeats, and never another account's", async () => {
+    const all = await open();
+    const filtered = await open(`?app=${appId}`);
+    const theirs = await open('', { authorization: bob.auth });
+    expect(all.status).toBe(200);
+    expect(all.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    await app.context.streams.hub.ready();
+
+    await send('BEEF', '00000046');
+    await send('0ACE', frames.tempOk(1));
+    await send('C0FE', frames.batteryLow(2));
+    const [message0ace, messageC0fe] = await all.waitFor(2, 'message');
+    expect(JSON.parse(message0ace!.data)).toMatchObject({ module: '0ACE', device: '0ACE', message: { device: '0ACE', payload: frames.tempOk(1), type: 'event:tempok' } });
+    expect(JSON.parse(messageC0fe!.data)).toMatchObject({ module: 'C0FE', message: { type: 'event:batterylow' } });
+    const [alert] = await all.waitFor(1, 'alert');
+    expect(JSON.parse(alert!.data)).toMatchObject({ module: 'C0FE', device: 'C0FE', kind: 'battery_low', ended: null });
+    expect(alert!.id).toMatch(/^\d+-\d+$/);
+
+    const only = await filtered.waitFor(1, 'message');
+    expect(only.map((e) => JSON.parse(e.data).module)).toEqual(['C0FE']);
+    const bobs = await theirs.waitFor(1, 'message');
+    expect(bobs.map((e) => JSON.parse(e.data).module)).toEqual(['BEEF']);
+    await all.waitFor(1, undefined);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(all.comments).toContain('heartbeat');
+    expect(all.events.some((e) => JSON.parse(e.data).module === 'BEEF')).toBe(false);
+    expect(filtered.events.filter((e) => e.event === 'message')).toHaveLength(1);
+    expect(theirs.events).toHaveLength(1);
+  });
+
+  it('resumes from Last-Event-ID with what was missed, and not what was seen', async () => {
+    const first = await open('?serial=C0FE');
+    await app.context.streams.hub.ready();
+    await send('C0FE', frames.tempHigh(3));
+    const [seen] = await first.waitFor(1, 'message');
+    first.close();
+    await send('C0FE', frames.tempOk(4));
+    await send('0ACE', frames.tempOk(5));
+    const resumed = await open('?serial=C0FE', { authorization: alice.auth, 'last-event-id': seen!.id! });
+    const [missedMessage] = await resumed.waitFor(1, 'message');
+    expect(JSON.parse(missedMessage!.data).message.payload).toBe(frames.tempOk(4));
+    await send('C0FE', frames.batteryOk(5));
+    const messages = await resumed.waitFor(2, 'message');
+    expect(messages.map((e) => JSON.parse(e.data).message.payload)).toEqual([frames.tempOk(4), frames.batteryOk(5)]);
+  });
+
+  it.runIf(dialect === 'postgres')('delivers an uplink ingested by another process within a second', async () => {
+    const client = await open('?serial=C0FE');
+    await app.context.streams.hub.ready();
+    let other: ChildProcess | undefined;
+    try {
+      const started = await startSnsr(['serve', '--no-worker'], {
+        SNSR_DATABASE_URL: app.context.config.databaseUrl,
+        SNSR_NETWORK_TOKEN: 'network-token',
+        SNSR_SECRET: 'test-secret',
+        PORT: '0',
+        HOST: '127.0.0.1',
+      });
+      other = started.child;
+      const port = /listening on [^\s]*:(\d+)/.exec(started.output())?.[1];
+      expect(port).toBeDefined();
+      // The other process answers once the uplink is committed; from then on the clock runs.
+      await send('C0FE', frames.batteryOk(6), `http://127.0.0.1:${port}`);
+      const committedAt = Date.now();
+      const events = await client.waitFor(1, 'message', 5000);
+      expect(events[0]!.receivedAt - committedAt).toBeLessThan(1000);
+      expect(JSON.parse(events[0]!.data)).toMatchObject({ module: 'C0FE', message: { payload: frames.batteryOk(6) } });
+    } finally {
+      other?.kill('SIGTERM');
+    }
+  }, 60_000);
+});
+
+describe.each(dialects)('GET /iot/devices/stream (%s)', (dialect) => {
+  let app: TestApp;
+  let base: string;
+  let token: string;
+  beforeAll(async () => {
+    app = await startApp(dialect);
+    await importCatalog(app);
+    await createDeveloper(app, 'alice@example.com');
+    await app.context.modules.register(1, [{ serial: 'C0FE', key: '1A2B3C4D' }, { serial: '0ACE', key: '0000ACE0' }]);
+    token = (await app.server.inject({ method: 'GET', url: '/iot/devices/crc.json?sn=C0FE&key=1A2B3C4D' })).body;
+    base = await app.server.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(() => app.close());
+
+  it("sends the token's module only, and 401 without a token", async () => {
+    const none = await openSse(`${base}/iot/devices/stream`);
+    expect(none.status).toBe(401);
+    expect((await openSse(`${base}/iot/devices/stream?device=0ACE`, { 'x-snsr-device-key': token })).status).toBe(404);
+    const client = await openSse(`${base}/iot/devices/stream`, { 'x-snsr-device-key': token });
+    try {
+      expect(client.status).toBe(200);
+      await app.context.streams.hub.ready();
+      for (const [device, data, seq] of [['0ACE', '00000046', 1], ['C0FE', '01000046', 2]] as const) {
+        const answer = await app.server.inject({ method: 'POST', url: '/network/sigfox/uplink', headers: { authorization: 'Bearer network-token' }, payload: { device, time: T0 + seq, data, seqNumber: seq } });
+        expect(answer.statusCode).toBe(200);
+      }
+      const [event] = await client.waitFor(1, 'message');
+      expect(JSON.parse(event!.data)).toMatchObject({ module: 'C0FE' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(client.events).toHaveLength(1);
+    } finally {
+      client.close();
+    }
+  });
+});
