@@ -1,11 +1,16 @@
 // Ingest throughput through HTTP: a real snsr server (SQLite, then PostgreSQL) in one process, the
 // simulator as load generator in another, each run measured for acknowledgement latency, server RSS
-// and server CPU. The same server also answers a route that only authenticates and validates the
-// same body (204): the yardstick of what HTTP alone costs, measured in the same run.
+// and CPU per uplink, of the snsr process and (PostgreSQL) of the database's backends serving it,
+// read from /proc. The floor, in the same run and process: a bare Fastify server (no plugin, no
+// hook, no schema) answering the same bytes as snsr answers a new uplink; each figure is also given
+// as a ratio to it.
 //
 // Both processes run compiled JavaScript, as `npm start` does (tsx's loader thread alone adds some
 // 30 MB to a process): the bench compiles the sources it needs into node_modules/.cache first.
 import { execFileSync, fork, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import Fastify from 'fastify';
+import pg from 'pg';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,7 +19,6 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { buildServer } from '../src/http/server.js';
-import { UplinkBody, networkAuth } from '../src/http/routes/network/uplink.js';
 import { catalogCsv, generatedModules } from '../src/simulator/fleet.js';
 import type { Summary } from '../src/simulator/simulation.js';
 import { benchDatabase } from '../test/helpers/scratch-database.js';
@@ -27,7 +31,9 @@ const MODULES = Number(process.env.BENCH_MODULES ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const VALIDATE_PATH = '/bench/validate-only';
+const UPLINK_PATH = '/network/sigfox/uplink';
+/** What snsr answers for a new uplink's callback, byte for byte: the floor answers this. */
+const ANSWER = '{"uplink":"new","frame":"message","device":"F0000001","type":"keepalive:voltagetemp"}';
 
 interface ServerReport {
   rssPeakMb: number;
@@ -37,7 +43,7 @@ interface ServerReport {
   rawMessages: number;
 }
 
-type Message = { type: 'ready'; port: number } | ({ type: 'report' } & ServerReport);
+type Message = { type: 'ready'; port: number; floorPort: number } | ({ type: 'report' } & ServerReport);
 
 // ---------------------------------------------------------------- server process
 
@@ -46,12 +52,11 @@ async function serve(): Promise<void> {
   const context = await createContext(config, { log: pino({ level: 'warn' }, pino.destination(2)) });
   await context.catalog.import(catalogCsv(generatedModules(MODULES)));
   const app = await buildServer(context);
-  // The yardstick: same auth hook, same body schema, nothing else.
-  await app.register(async (scope) => {
-    scope.addHook('onRequest', networkAuth(config.networkToken));
-    scope.post(VALIDATE_PATH, { schema: { hide: true, body: UplinkBody }, handler: async (_request, reply) => reply.code(204).send() });
-  });
   await app.listen({ port: 0, host: '127.0.0.1' });
+  // The floor: this machine's HTTP cost for the same request and answer, with nothing of snsr.
+  const bare = Fastify();
+  bare.post(UPLINK_PATH, (_request, reply) => reply.type('application/json; charset=utf-8').send(ANSWER));
+  await bare.listen({ port: 0, host: '127.0.0.1' });
   let rssPeak = 0;
   let cpu = process.cpuUsage();
   let loop = performance.eventLoopUtilization();
@@ -68,12 +73,16 @@ async function serve(): Promise<void> {
       process.send?.({ type: 'report', rssPeakMb: rssPeak / 2 ** 20, cpuMs: (used.user + used.system) / 1000, busy, rawMessages: Number(raw.n) } satisfies Message);
     } else if (message === 'stop') {
       await app.close();
+      await bare.close();
       await context.close();
       process.exit(0);
     }
   });
-  const address = app.server.address();
-  process.send?.({ type: 'ready', port: typeof address === 'object' && address ? address.port : 0 } satisfies Message);
+  const port = (server: typeof app.server) => {
+    const address = server.address();
+    return typeof address === 'object' && address ? address.port : 0;
+  };
+  process.send?.({ type: 'ready', port: port(app.server), floorPort: port(bare.server) } satisfies Message);
 }
 
 // ---------------------------------------------------------------- load generator and orchestration
@@ -132,14 +141,61 @@ interface Row {
   traffic: string;
   summary: Summary;
   server: ServerReport;
+  /** CPU of the PostgreSQL backends serving the bench database during the run (ms), or null on SQLite. */
+  databaseCpuMs: number | null;
+  /** callbacks/s of the floor in the same run */
+  floor?: number;
 }
 
-async function measure(server: ChildProcess, port: number, path: string, duplicates: boolean, seed: number): Promise<{ summary: Summary; server: ServerReport }> {
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+/**
+ * CPU ticks used so far by each PostgreSQL backend connected to the bench database, from
+ * /proc/<pid>/stat (utime + stime): the database's share of the work, which process.cpuUsage of
+ * the snsr process cannot see. Shared background processes (WAL writer, checkpointer) are left out.
+ */
+async function backendTicks(url: string): Promise<Map<number, number>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    const ticks = new Map<number, number>();
+    for (const { pid } of rows) {
+      try {
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        ticks.set(pid, Number(fields[11]) + Number(fields[12]));
+      } catch {
+        // the backend ended meanwhile
+      }
+    }
+    return ticks;
+  } finally {
+    await client.end();
+  }
+}
+
+async function measure(
+  server: ChildProcess,
+  port: number,
+  path: string,
+  duplicates: boolean,
+  seed: number,
+  postgresUrl: string | null,
+): Promise<{ summary: Summary; server: ServerReport; databaseCpuMs: number | null }> {
   await simulate(port, path, WARMUP_SECONDS, duplicates, seed);
+  const before = postgresUrl ? await backendTicks(postgresUrl) : null;
   server.send('reset');
   const summary = await simulate(port, path, SECONDS, duplicates, seed + 1);
   server.send('report');
-  return { summary, server: await next(server, 'report') };
+  const report = await next(server, 'report');
+  let databaseCpuMs: number | null = null;
+  if (postgresUrl && before) {
+    const after = await backendTicks(postgresUrl);
+    let ticks = 0;
+    for (const [pid, used] of after) ticks += used - (before.get(pid) ?? 0);
+    databaseCpuMs = (ticks * 1000) / CLOCK_TICKS;
+  }
+  return { summary, server: report, databaseCpuMs };
 }
 
 async function bench(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
@@ -148,22 +204,26 @@ async function bench(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
   const env = { ...process.env, SNSR_DATABASE_URL: db.url, SNSR_NETWORK_TOKEN: TOKEN, SNSR_SECRET: 'bench', LOG_LEVEL: 'warn', SNSR_BENCH_ROLE: 'server', SNSR_BENCH_ROOT: ROOT };
   const server = fork(join(BUILD, 'bench/ingest.js'), [], { env, execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
-    const { port } = await next(server, 'ready');
+    const { port, floorPort } = await next(server, 'ready');
     const rows: Row[] = [];
     const runs = [
-      ['/network/sigfox/uplink', 'stations 1–3', true],
-      ['/network/sigfox/uplink', 'one station', false],
-      [`${VALIDATE_PATH} (204)`, 'stations 1–3', true],
+      ['snsr', port, 'stations 1–3', true],
+      ['snsr', port, 'one station', false],
+      ['floor: bare Fastify', floorPort, 'stations 1–3', true],
     ] as const;
     let before = 0;
-    for (const [i, [route, traffic, duplicates]] of runs.entries()) {
-      const { summary, server: report } = await measure(server, port, route.split(' ')[0], duplicates, 100 * (i + 1));
-      if (route.startsWith('/network') && report.rawMessages - before < summary.uplinks) {
+    for (const [i, [route, target, traffic, duplicates]] of runs.entries()) {
+      const floor = route !== 'snsr';
+      const measured = await measure(server, target, UPLINK_PATH, duplicates, 100 * (i + 1), dialect === 'postgres' && !floor ? db.url : null);
+      const { summary, server: report } = measured;
+      if (!floor && report.rawMessages - before < summary.uplinks) {
         throw new Error(`${dialect}: uplinks acknowledged but not stored (${report.rawMessages - before} stored)`);
       }
       before = report.rawMessages;
-      rows.push({ dialect, route, traffic, summary, server: report });
+      rows.push({ dialect, route, traffic, summary, server: report, databaseCpuMs: measured.databaseCpuMs });
     }
+    const floor = rows.at(-1)!.summary.callbacksPerSecond;
+    for (const row of rows) row.floor = floor;
     return rows;
   } finally {
     server.send('stop');
@@ -181,9 +241,12 @@ export async function run(): Promise<void> {
       `${CONCURRENCY} callbacks in flight, ${SECONDS} s per run after ${WARMUP_SECONDS} s of warm-up`,
   );
   const rows = [...(await bench('sqlite')), ...(await bench('postgres'))];
-  const widths = [9, 28, 13, 12, 10, 9, 9, 11, 13, 12];
-  console.log(pad(['database', 'route', 'traffic', 'callbacks/s', 'uplinks/s', 'ack p50', 'ack p99', 'server RSS', 'CPU/callback', 'server busy'], widths));
-  for (const { dialect, route, traffic, summary: s, server } of rows) {
+  const widths = [9, 20, 13, 12, 8, 10, 9, 9, 11, 11, 11, 12];
+  const head = ['database', 'route', 'traffic', 'callbacks/s', '× floor', 'uplinks/s', 'ack p50', 'ack p99', 'server RSS', 'snsr CPU', 'PG CPU', 'server busy'];
+  console.log(pad(head, widths));
+  const perUplink = (ms: number | null, s: Summary) => (ms === null ? '-' : `${(ms / Math.max(1, s.outcomes.new)).toFixed(3)} ms`);
+  for (const { dialect, route, traffic, summary: s, server, databaseCpuMs, floor } of rows) {
+    const isFloor = route !== 'snsr';
     console.log(
       pad(
         [
@@ -191,11 +254,13 @@ export async function run(): Promise<void> {
           route,
           traffic,
           String(s.callbacksPerSecond),
+          (s.callbacksPerSecond / (floor ?? s.callbacksPerSecond)).toFixed(3),
           String(s.uplinksPerSecond),
           `${s.latencyMs.p50.toFixed(1)} ms`,
           `${s.latencyMs.p99.toFixed(1)} ms`,
           `${server.rssPeakMb.toFixed(0)} MB`,
-          `${((server.cpuMs * 1000) / Math.max(1, s.callbacks.accepted)).toFixed(0)} µs`,
+          isFloor ? '-' : perUplink(server.cpuMs, s),
+          perUplink(databaseCpuMs, s),
           `${(server.busy * 100).toFixed(0)} %`,
         ],
         widths,
@@ -203,9 +268,26 @@ export async function run(): Promise<void> {
     );
     if (s.callbacks.rejected + s.callbacks.failed > 0) console.log(`  !! ${s.callbacks.rejected} rejected, ${s.callbacks.failed} failed: ${JSON.stringify(s.rejections)}`);
   }
-  console.log('callbacks/s = acknowledged callbacks per second (each acknowledged only after its transaction committed);');
-  console.log('uplinks/s = distinct uplinks (a callback per station that heard it); every acknowledged uplink was found stored.');
-  console.log('server busy = event-loop utilization of the server: well below 100 %, the load generator or the machine was the limit.');
+  console.log('callbacks/s = acknowledged callbacks per second (each acknowledged only after its transaction committed); × floor = that');
+  console.log('over the floor\'s callbacks/s in the same run. uplinks/s = distinct uplinks (a callback per station that heard it);');
+  console.log('every acknowledged uplink was found stored. snsr CPU, PG CPU = CPU time per new uplink of the snsr process and of the');
+  console.log('PostgreSQL backends serving it (/proc). server busy = event-loop utilization: well below 100 %, something else was the limit.');
+  for (const row of rows.filter((r) => r.route === 'snsr' && r.traffic === 'one station')) {
+    const s = row.summary;
+    const ratio = s.callbacksPerSecond / (row.floor ?? Infinity);
+    const goal = row.dialect === 'sqlite' ? 0.4 : 0.15;
+    const checks = [`${ratio.toFixed(3)} of the floor (target ≥ ${goal}: ${ratio >= goal ? 'met' : 'MISSED'})`];
+    if (row.dialect === 'sqlite') {
+      checks.push(`p99 ${s.latencyMs.p99.toFixed(1)} ms (target < 25 ms: ${s.latencyMs.p99 < 25 ? 'met' : 'MISSED'})`);
+      checks.push(`RSS ${row.server.rssPeakMb.toFixed(0)} MB (target < 250 MB: ${row.server.rssPeakMb < 250 ? 'met' : 'MISSED'})`);
+    } else {
+      for (const [who, ms] of [['snsr', row.server.cpuMs], ['PostgreSQL', row.databaseCpuMs ?? NaN]] as const) {
+        const per = ms / Math.max(1, s.outcomes.new);
+        checks.push(`${who} CPU ${per.toFixed(3)} ms/uplink (target ≤ 0.3: ${per <= 0.3 ? 'met' : 'MISSED'})`);
+      }
+    }
+    console.log(`${row.dialect}, every request a new uplink: ${checks.join('; ')}`);
+  }
 }
 
 if (process.env.SNSR_BENCH_ROLE === 'server') await serve();
