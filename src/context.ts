@@ -52,6 +52,9 @@ import { StreamEventsRepository } from './storage/stream-events-repository.js';
 import { queueStats } from './monitoring/queue-stats.js';
 import { uplinkOutcome } from './monitoring/ingest-outcome.js';
 import { AlertsRepository } from './storage/alerts-repository.js';
+import { RateLimitsRepository } from './storage/rate-limits-repository.js';
+import { connectRedis } from './storage/redis.js';
+import type { Redis } from './storage/redis.js';
 
 /**
  * The composition root: storage → repositories → services, built once. The HTTP server, the CLI
@@ -100,6 +103,10 @@ export interface Context {
   devices: DeviceService;
   /** Alerts of watched devices: listing and acknowledging. */
   alerts: AlertService;
+  /** Redis, when `SNSR_REDIS_URL` is set: rate-limit counters every process shares. */
+  redis: Redis | undefined;
+  /** Rate-limit counters in the database, for processes sharing PostgreSQL without Redis. */
+  rateLimits: RateLimitsRepository;
   /** This process's Prometheus metrics (`GET /metrics`). */
   metrics: Metrics;
   /** Live event streams (`GET /iot/developers/stream`): this process's hub of the notifier's events. */
@@ -138,6 +145,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
     messages: new MessagesRepository(storage.db),
     rawMessages: new RawMessagesRepository(storage.db),
   };
+  const redis = config.limits.redisUrl ? connectRedis(config.limits.redisUrl, log) : undefined;
+  const rateLimits = new RateLimitsRepository(storage.db);
+  const timers: NodeJS.Timeout[] = [];
   const workers: DeliveryWorker[] = [];
   const pruners: Pruner[] = [];
   const watchdogs: Watchdog[] = [];
@@ -205,6 +215,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     }),
     metrics,
     streams,
+    redis,
+    rateLimits,
     deliveries: new DeliveryService(new DeliveriesRepository(storage.db), repositories.apps),
     startWorker: (workerOptions = {}) => {
       const worker = createDeliveryWorker(storage, config, log, { ...workerOptions, userAgent: `snsr/${VERSION}` });
@@ -220,11 +232,16 @@ export async function createContext(config: Config, options: ContextOptions = {}
     startMaintenance: () => {
       const pruner = startAccountPruner({ audit, sessions, signups, resets }, log, { auditRetentionMs: settings.auditRetentionDays * 86_400_000 });
       pruners.push(pruner);
+      // Ended rate-limit windows are only read as "no window": forgotten each minute.
+      const prune = () => void rateLimits.prune().catch((error: unknown) => log.warn({ err: error }, 'pruning rate-limit counters failed'));
+      timers.push(setInterval(prune, 60_000).unref());
       return pruner;
     },
     close: async () => {
+      for (const timer of timers) clearInterval(timer);
       await Promise.all([...workers.map((worker) => worker.stop()), ...pruners.map((pruner) => pruner.stop()), ...watchdogs.map((watchdog) => watchdog.stop())]);
       hub.close();
+      redis?.disconnect();
       await mailer?.close();
       await storage.close();
     },

@@ -74,7 +74,10 @@ export class AppService {
       fields.name = input.name.trim();
       if (fields.name.length > 200) throw badRequest('name must be at most 200 characters');
     }
-    if (input.description !== undefined) fields.description = input.description;
+    if (input.description !== undefined) {
+      if (input.description.length > 2000) throw badRequest('description must be at most 2000 characters');
+      fields.description = input.description;
+    }
     if (input.callbackurl !== undefined) {
       const url = input.callbackurl.trim();
       if (url === '') fields.callbackUrl = null;

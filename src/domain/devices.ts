@@ -1,3 +1,5 @@
+import { UNGUARDED } from './attempt-guard.js';
+import type { AttemptGuard } from './attempt-guard.js';
 import { LRUCache } from 'lru-cache';
 import type { ModulesRepository } from '../storage/modules-repository.js';
 import type { DevicesRepository, DeviceFlags } from '../storage/devices-repository.js';
@@ -79,14 +81,18 @@ export class DeviceService {
   ) {}
 
   /** crc.json: the module's token for its serial and key (8-hex key or 16-hex PAC, any case). */
-  async issueToken(sn: string | undefined, key: string | undefined): Promise<string> {
+  /** A device token for a serial and its key; `guard` throttles guessing (unknown serials count too). */
+  async issueToken(sn: string | undefined, key: string | undefined, guard: AttemptGuard = UNGUARDED): Promise<string> {
     const serial = normalizeSerial(sn ?? '');
     if (serial === '') throw unauthorized('sn is required: the module serial');
     if (key === undefined || key.trim() === '') throw unauthorized('key is required: the 8-hex key or the 16-hex PAC');
     if (!KEY.test(key.trim())) throw unauthorized(`key must be 8 or 16 hex digits, got ${JSON.stringify(key)}`);
+    await guard.allow();
     const module = await this.repositories.modules.bySerial(serial);
-    if (!module) throw notFound(`serial ${serial} not found`);
-    if (!keyMatches(module, key)) throw unauthorized(`key does not match module ${serial}`);
+    if (!module || !keyMatches(module, key)) {
+      await guard.failed();
+      throw module ? unauthorized(`key does not match module ${serial}`) : notFound(`serial ${serial} not found`);
+    }
     return deviceToken(this.secret, module.serial, module.registration, keyMaterial(module));
   }
 

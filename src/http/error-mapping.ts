@@ -8,4 +8,6 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   gone: 410,
+  too_large: 413,
+  too_many_requests: 429,
 };

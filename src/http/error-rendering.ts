@@ -38,6 +38,7 @@ export function installErrorRendering(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof DomainError) {
       const status = STATUS_OF[error.code];
+      if (error.retryAfterS !== undefined) reply.header('retry-after', String(error.retryAfterS));
       return reply.code(status).send(errorBody(status, error.message));
     }
     if (error.validation) return reply.code(400).send(errorBody(400, validationMessage(error)));

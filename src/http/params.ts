@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { badRequest } from '../domain/errors.js';
+import { badRequest, tooLarge } from '../domain/errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 export type Input = Record<string, unknown>;
@@ -51,4 +51,10 @@ export function jsonParameter(text: string, name: string, expected: string): unk
   } catch {
     throw badRequest(`${name} must be ${expected}`);
   }
+}
+
+/** A list parameter within the documented maximum per request (`SNSR_MAX_BATCH`): 413 beyond it. */
+export function withinBatch<T>(list: T[], name: string, max: number): T[] {
+  if (list.length > max) throw tooLarge(`${name} holds ${list.length} entries; one request takes at most ${max}: split it`);
+  return list;
 }

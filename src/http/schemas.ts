@@ -8,7 +8,7 @@ export const ErrorSchema = Type.Object(
 const ErrorRef = Type.Unsafe<{ statusCode: number; error: string; message: string }>({ $ref: 'Error#' });
 
 /** Response schemas for the success body and the error statuses a route can answer. */
-export function responses<T extends TSchema>(ok: T, ...errors: (400 | 401 | 403 | 404 | 409 | 410 | 413)[]) {
+export function responses<T extends TSchema>(ok: T, ...errors: (400 | 401 | 403 | 404 | 409 | 410 | 413 | 429)[]) {
   const map: Record<number, TSchema> = { 200: ok };
   for (const status of errors) map[status] = ErrorRef;
   return map as { 200: T } & Record<number, TSchema>;

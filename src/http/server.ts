@@ -17,6 +17,7 @@ import { auditPlugin } from './plugins/audit.js';
 import { requestMetricsPlugin } from './plugins/request-metrics.js';
 import { connectionLimits } from './plugins/connection-limits.js';
 import { loadShedding } from './plugins/load-shedding.js';
+import { rateLimits } from './plugins/rate-limits.js';
 
 
 /** A hop count trusts that many proxies nearest to snsr; addresses and booleans are Fastify's own forms. */
@@ -71,6 +72,7 @@ export async function buildServer(context: Context): Promise<Server> {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  await rateLimits(app, context);
   await sessionsPlugin(app, context);
   await auditPlugin(app, context);
   await requestMetricsPlugin(app, context);

@@ -24,6 +24,14 @@ export interface Database {
   alerts: AlertsTable;
   alert_settings: AlertSettingsTable;
   leases: LeasesTable;
+  rate_limits: RateLimitsTable;
+}
+
+/** A rate-limit counter: hits of `key` in the fixed window that ends at `reset_at` (epoch ms). */
+export interface RateLimitsTable {
+  key: string;
+  count: number;
+  reset_at: number;
 }
 
 export interface SettingsTable {

@@ -10,7 +10,7 @@ describe.each(dialects)('hostile parameters and bodies (%s)', (dialect) => {
   let app: TestApp;
   let auth: string;
   beforeAll(async () => {
-    app = await startApp(dialect);
+    app = await startApp(dialect, { SNSR_MAX_BATCH: '5' });
     auth = (await createDeveloper(app)).auth;
   });
   afterAll(() => app.close());
@@ -47,5 +47,34 @@ describe.each(dialects)('hostile parameters and bodies (%s)', (dialect) => {
     const modules = await post('/iot/developers/modules.json', `modules=${encodeURIComponent(deepArray(40))}`, 'application/x-www-form-urlencoded');
     expect(modules.statusCode).toBe(400);
     expect(modules.json().message).toBe('modules nests objects and arrays deeper than 32 levels');
+  });
+
+  it('refuses registrations, attaches and detaches beyond the batch maximum with 413', async () => {
+    const six = Array.from({ length: 6 }, (_, i) => `S${i}`);
+    const register = await post('/iot/developers/modules.json', JSON.stringify(six.map((serial) => ({ serial, key: '00000000' }))));
+    expect(register.statusCode).toBe(413);
+    expect(register.json()).toEqual({ statusCode: 413, error: 'Payload Too Large', message: 'modules holds 6 entries; one request takes at most 5: split it' });
+    const created = await post('/iot/developers/apps.json', '{"name":"batch"}');
+    for (const action of ['attach', 'detach']) {
+      const response = await post(`/iot/developers/apps/${created.json().id}/modules/${action}.json`, JSON.stringify({ serials: six }));
+      expect(response.statusCode).toBe(413);
+      expect(response.json().message).toBe('serials holds 6 entries; one request takes at most 5: split it');
+    }
+    const five = await post('/iot/developers/modules.json', JSON.stringify(six.slice(0, 5).map((serial) => ({ serial, key: '00000000' }))));
+    expect(five.statusCode).toBe(200);
+  });
+
+  it('refuses over-long strings with 400 naming the field', async () => {
+    const cases: [string, string, RegExp][] = [
+      ['/iot/developers/apps.json', JSON.stringify({ name: 'n'.repeat(201) }), /^name must be at most 200 characters$/],
+      ['/iot/developers/apps.json', JSON.stringify({ name: 'n', description: 'd'.repeat(2001) }), /^description must be at most 2000 characters$/],
+      ['/iot/developers/apps.json', JSON.stringify({ name: 'n', callbackurl: `https://example.com/${'a'.repeat(2048)}` }), /^callbackurl must be at most 2048 characters$/],
+      ['/iot/developers/modules.json', JSON.stringify([{ serial: 'S'.repeat(65), key: '0' }]), /^modules\[0\]\.serial must be a non-empty string of at most 64 characters$/],
+    ];
+    for (const [url, payload, message] of cases) {
+      const response = await post(url, payload);
+      expect(response.statusCode, payload.slice(0, 40)).toBe(400);
+      expect(response.json().message).toMatch(message);
+    }
   });
 });

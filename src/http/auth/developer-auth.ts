@@ -56,7 +56,7 @@ export async function authenticateDeveloper(context: Context, request: FastifyRe
   let authenticated: Authenticated | undefined;
   if (request.headers.authorization !== undefined || request.cookies[SESSION_COOKIE] === undefined) {
     const { email, secret } = basicCredentials(request.headers.authorization);
-    authenticated = await context.accounts.authenticateBasic(email, secret);
+    authenticated = await context.accounts.authenticateBasic(email, secret, request.attemptGuard({ account: email }));
   } else {
     const live = await sessionOf(context, request);
     if (live) authenticated = { account: live.account, credential: { kind: 'session', sessionHash: live.session.idHash } };

@@ -1,4 +1,6 @@
+import type { FastifyRequest } from 'fastify';
 import type { Context } from '../../context.js';
+import { requestQuota } from '../plugins/rate-limits.js';
 import type { Server } from '../server-types.js';
 import { developerAuth } from '../auth/developer-auth.js';
 import { healthRoutes } from './health.js';
@@ -21,14 +23,20 @@ import { alertRoutes } from './developers/alerts.js';
 import { metricsRoutes } from './metrics.js';
 import { streamRoutes } from './developers/stream.js';
 
+/** The quota of a developer credential: the account's password and token share one, each API key has its own. */
+const developerQuotaKey = (request: FastifyRequest) =>
+  `developer:${request.account.id}${request.credential.kind === 'key' ? `:key:${request.credential.keyId}` : ''}`;
+
 /** The one place routes are registered; each folder is a URL prefix with its own auth hook. */
 export async function registerRoutes(app: Server, context: Context): Promise<void> {
+  const developerQuota = requestQuota(app, context.config.limits.developerRequestsPerMinute, developerQuotaKey);
   await app.register(async (scope) => healthRoutes(scope, context));
   await app.register(async (scope) => metricsRoutes(scope, context));
   await app.register(async (scope) => securityRoutes(scope, context));
   await app.register(
     async (scope) => {
       scope.addHook('onRequest', developerAuth(context));
+      if (developerQuota) scope.addHook('preHandler', developerQuota);
       await accountRoutes(scope, context);
       await appRoutes(scope, context);
       await moduleRoutes(scope, context);
@@ -53,6 +61,7 @@ export async function registerRoutes(app: Server, context: Context): Promise<voi
   await app.register(async (scope) => registerRoute(scope, context), { prefix: '/mcs' });
   await app.register(async (scope) => {
     scope.addHook('onRequest', developerAuth(context));
+    if (developerQuota) scope.addHook('preHandler', developerQuota);
     await profileRoutes(scope, context, '/iot');
     await profileRoutes(scope, context, '/mcs');
   });

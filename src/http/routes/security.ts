@@ -40,7 +40,7 @@ export async function securityRoutes(app: Server, context: Context): Promise<voi
       return '';
     }
     if (!email || !pwd) throw unauthorized('login and pwd are both required');
-    const { account, credential } = await context.accounts.authenticateBasic(email, pwd);
+    const { account, credential } = await context.accounts.authenticateBasic(email, pwd, request.attemptGuard({ account: email }));
     request.account = account;
     request.credential = credential;
     return credential.kind === 'key' ? accountToken(account.email, pwd) : context.accounts.token(account);

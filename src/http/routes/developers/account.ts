@@ -34,6 +34,7 @@ export async function accountRoutes(app: Server, context: Context): Promise<void
         requiredString(params, 'confirmpwd'),
         // The dashboard session that changes the password stays; every other one ends.
         request.credential.kind === 'session' ? request.credential.sessionHash : undefined,
+        request.attemptGuard({ account: request.account.email }),
       );
     },
   });

@@ -3,7 +3,7 @@ import type { Context } from '../../../context.js';
 import type { Server } from '../../server-types.js';
 import { badRequest } from '../../../domain/errors.js';
 import type { AppInput } from '../../../domain/apps.js';
-import { input, jsonParameter, optionalInteger, optionalString, requiredInteger } from '../../params.js';
+import { input, jsonParameter, optionalInteger, optionalString, requiredInteger, withinBatch } from '../../params.js';
 import type { Input } from '../../params.js';
 import { AppSchema, presentApp } from '../../presenters/apps.js';
 import { Basic, Empty, ModuleItemSchema, responses, SerialsBody } from '../../schemas.js';
@@ -42,9 +42,10 @@ function appInput(params: Input): AppInput {
 }
 
 /** `{serials: [...]}`, or the array itself. */
-function serials(body: unknown): string[] {
+function serials(body: unknown, max: number): string[] {
   const list = Array.isArray(body) ? body : (body as Input | undefined)?.serials;
   if (!Array.isArray(list)) throw badRequest('serials is required: a JSON array of module serials');
+  withinBatch(list, 'serials', max);
   if (!list.every((serial) => typeof serial === 'string')) throw badRequest('serials must all be strings');
   return list as string[];
 }
@@ -52,6 +53,7 @@ function serials(body: unknown): string[] {
 /** Operations 5–7 and 12–14. */
 export async function appRoutes(app: Server, context: Context): Promise<void> {
   const timeZone = context.config.timezone;
+  const maxBatch = context.config.limits.maxBatch;
 
   app.get('/apps.json', {
     schema: { tags: ['developer'], summary: 'List apps', security: Basic, response: responses(Type.Array(AppSchema), 401, 404) },
@@ -78,18 +80,18 @@ export async function appRoutes(app: Server, context: Context): Promise<void> {
   });
 
   app.post('/apps/:idApp/modules/attach.json', {
-    config: { audit: { action: 'app.attach', detail: (request) => ({ app: (request.params as { idApp: number }).idApp, serials: serials(request.body) }) } },
-    schema: { tags: ['developer'], summary: 'Attach modules to an app', security: Basic, params: AppPath, body: Type.Optional(SerialsBody), response: responses(Empty, 400, 401, 404) },
+    config: { audit: { action: 'app.attach', detail: (request) => ({ app: (request.params as { idApp: number }).idApp, serials: serials(request.body, maxBatch) }) } },
+    schema: { tags: ['developer'], summary: 'Attach modules to an app', security: Basic, params: AppPath, body: Type.Optional(SerialsBody), response: responses(Empty, 400, 401, 404, 413) },
     handler: async (request) => {
-      await context.apps.attach(request.account.id, request.params.idApp, serials(request.body));
+      await context.apps.attach(request.account.id, request.params.idApp, serials(request.body, maxBatch));
     },
   });
 
   app.post('/apps/:idApp/modules/detach.json', {
-    config: { audit: { action: 'app.detach', detail: (request) => ({ app: (request.params as { idApp: number }).idApp, serials: serials(request.body) }) } },
-    schema: { tags: ['developer'], summary: 'Detach modules from an app', security: Basic, params: AppPath, body: Type.Optional(SerialsBody), response: responses(Empty, 400, 401, 404) },
+    config: { audit: { action: 'app.detach', detail: (request) => ({ app: (request.params as { idApp: number }).idApp, serials: serials(request.body, maxBatch) }) } },
+    schema: { tags: ['developer'], summary: 'Detach modules from an app', security: Basic, params: AppPath, body: Type.Optional(SerialsBody), response: responses(Empty, 400, 401, 404, 413) },
     handler: async (request) => {
-      await context.apps.detach(request.account.id, request.params.idApp, serials(request.body));
+      await context.apps.detach(request.account.id, request.params.idApp, serials(request.body, maxBatch));
     },
   });
 

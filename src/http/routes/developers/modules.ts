@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Context } from '../../../context.js';
 import type { Server } from '../../server-types.js';
 import { badRequest } from '../../../domain/errors.js';
-import { input, jsonParameter, optionalInteger, optionalString, requiredInteger, requiredString } from '../../params.js';
+import { input, jsonParameter, optionalInteger, optionalString, requiredInteger, requiredString, withinBatch } from '../../params.js';
 import type { Input } from '../../params.js';
 import { DeviceSchema } from '../../presenters/devices.js';
 import { presentDevice } from '../../../wire/device.js';
@@ -25,15 +25,16 @@ const NewKey = Type.Object({ serial: Type.String(), key: Type.String({ descripti
 const ModuleDevice = Type.Object({ ...DeviceSchema.properties, protocol: Type.String({ enum: ['UDM22', 'UDM23'] }) });
 
 /** The array of `{serial, key}` as the body, or under `modules` (possibly as JSON text in a form). */
-function registrations(body: unknown): { serial: string; key: string }[] {
+function registrations(body: unknown, max: number): { serial: string; key: string }[] {
   let list: unknown = body;
   if (!Array.isArray(list) && typeof list === 'object' && list !== null) list = (list as Input).modules;
   if (typeof list === 'string') list = jsonParameter(list, 'modules', 'a JSON array of {serial, key}');
   if (!Array.isArray(list)) throw badRequest('modules is required: a JSON array of {serial, key}');
+  withinBatch(list, 'modules', max);
   return list.map((item: unknown, i) => {
     const { serial, key } = (item ?? {}) as Input;
-    if (typeof serial !== 'string' || serial.trim() === '') throw badRequest(`modules[${i}].serial must be a non-empty string`);
-    if (typeof key !== 'string') throw badRequest(`modules[${i}].key must be a string`);
+    if (typeof serial !== 'string' || serial.trim() === '' || serial.length > 64) throw badRequest(`modules[${i}].serial must be a non-empty string of at most 64 characters`);
+    if (typeof key !== 'string' || key.length > 64) throw badRequest(`modules[${i}].key must be a string of at most 64 characters`);
     return { serial, key };
   });
 }
@@ -47,9 +48,9 @@ export async function moduleRoutes(app: Server, context: Context): Promise<void>
       summary: 'Register modules by serial and key (or PAC)',
       security: Basic,
       body: Type.Optional(Type.Union([Type.Array(Registration), Type.Object({ modules: Type.Unknown() })])),
-      response: responses(RegistrationResult, 400, 401, 404),
+      response: responses(RegistrationResult, 400, 401, 404, 413),
     },
-    handler: async (request) => context.modules.register(request.account.id, registrations(request.body)),
+    handler: async (request) => context.modules.register(request.account.id, registrations(request.body, context.config.limits.maxBatch)),
   });
 
   app.delete('/modules.json', {

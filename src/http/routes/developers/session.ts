@@ -52,7 +52,8 @@ export async function sessionRoutes(app: Server, context: Context): Promise<void
         throw forbidden("sign-in is accepted only from the dashboard's own origin");
       }
       const params = input(request);
-      const account = await context.accounts.checkPassword(requiredString(params, 'email'), requiredString(params, 'password'));
+      const email = requiredString(params, 'email');
+      const account = await context.accounts.checkPassword(email, requiredString(params, 'password'), request.attemptGuard({ account: email }));
       request.account = account;
       request.credential = { kind: 'password' };
       const { id, session } = await context.sessions.start(account, { address: request.ip, userAgent: request.headers['user-agent'] ?? null });

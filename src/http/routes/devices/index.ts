@@ -7,12 +7,19 @@ import { rawMessageRoutes } from './raw-messages.js';
 import { moduleDataRoutes } from './module-data.js';
 import { flagRoutes } from './flags.js';
 import { deviceStreamRoutes } from './stream.js';
+import { requestQuota } from '../../plugins/rate-limits.js';
+
+/** A module's requests share one quota, however they authenticate. */
+const deviceQuota = (app: Server, context: Context) =>
+  requestQuota(app, context.config.limits.deviceRequestsPerMinute, (request) => `device:${request.deviceScope.module.serial}`);
 
 /** Operations 16–26 under /iot/devices: the token route is open, the rest need device auth. */
 export async function deviceRoutes(app: Server, context: Context): Promise<void> {
+  const quota = deviceQuota(app, context);
   await tokenRoutes(app, context);
   await app.register(async (scope) => {
     scope.addHook('preValidation', deviceAuth(context));
+    if (quota) scope.addHook('preHandler', quota);
     await messageRoutes(scope, context);
     await rawMessageRoutes(scope, context);
     await moduleDataRoutes(scope, context);
@@ -26,12 +33,14 @@ export async function deviceRoutes(app: Server, context: Context): Promise<void>
  * modules again, marked deprecated in the API reference.
  */
 export async function legacyDeviceRoutes(app: Server, context: Context): Promise<void> {
+  const quota = deviceQuota(app, context);
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, tags: ['legacy'], deprecated: true };
   });
   await tokenRoutes(app, context);
   await app.register(async (scope) => {
     scope.addHook('preValidation', deviceAuth(context));
+    if (quota) scope.addHook('preHandler', quota);
     await messageRoutes(scope, context);
   });
 }

@@ -20,11 +20,12 @@ export async function tokenRoutes(app: Server, context: Context): Promise<void> 
       tags: ['device'],
       summary: 'Device token for a module serial and key; send it as X-Snsr-Device-Key',
       querystring: TokenQuery,
-      response: responses(Type.String({ description: 'the token, bare base64 text' }), 401, 404),
+      response: responses(Type.String({ description: 'the token, bare base64 text' }), 401, 404, 429),
     },
     handler: async (request, reply) => {
       const query = request.query as Input;
-      const token = await context.devices.issueToken(optionalString(query, 'sn'), optionalString(query, 'key'));
+      const sn = optionalString(query, 'sn');
+      const token = await context.devices.issueToken(sn, optionalString(query, 'key'), request.attemptGuard({ serial: sn }));
       return reply.type('text/plain; charset=utf-8').send(token);
     },
   });

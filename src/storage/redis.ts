@@ -1,0 +1,19 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+export type { Redis };
+
+/**
+ * The Redis client rate limits share. A request never waits for a Redis that is down (no offline
+ * queue, one attempt): the limiter skips it and the error is logged once per outage.
+ */
+export function connectRedis(url: string, log: Logger): Redis {
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false });
+  let down = false;
+  redis.on('error', (error: Error) => {
+    if (!down) log.warn({ err: error }, 'Redis is unreachable: rate limits are not enforced until it is back');
+    down = true;
+  });
+  redis.on('ready', () => (down = false));
+  return redis;
+}
