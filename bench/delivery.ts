@@ -332,6 +332,8 @@ export async function run(): Promise<void> {
     const row = await throughput(dialect);
     if (row) console.log(row);
   }
+  // BENCH_DELIVERY_PARTS=throughput runs part (1) alone.
+  if (process.env.BENCH_DELIVERY_PARTS === 'throughput') return;
   console.log(`\n(2) uplink → callback: uplinks over HTTP at a steady rate for ${SECONDS} s (after ${WARMUP_SECONDS} s of warm-up) to snsr serve with its`);
   console.log('    worker in-process, or (PostgreSQL) to snsr serve --no-worker with one snsr worker process beside it');
   console.log(`${'database'.padEnd(9)}${'worker'.padEnd(12)}${'target'.padStart(8)}${'uplinks'.padStart(10)}${'callbacks'.padStart(11)}${'p50'.padStart(9)}${'p99'.padStart(9)}${'max'.padStart(9)}${'RSS'.padStart(9)}${'CPU/up'.padStart(10)}`);

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
+import { parseDatabaseUrl } from '../config.js';
 import type { Config } from '../config.js';
+import { LocalSlots, PostgresSlots } from './app-slots.js';
 import type { Storage } from '../storage/storage.js';
 import { CallbackSender } from './callback-sender.js';
 import { DeliveryQueue } from './delivery-queue.js';
@@ -20,5 +22,12 @@ export function createDeliveryWorker(storage: Storage, config: Config, log: Logg
     allowPrivate: config.delivery.allowPrivateTargets,
     userAgent: options.userAgent,
   });
-  return new DeliveryWorker(new DeliveryQueue(storage.db, storage.capabilities), sender, config.delivery, log.child({ component: 'delivery' }), storage.notifier, options);
+  const workerLog = log.child({ component: 'delivery' });
+  const target = parseDatabaseUrl(config.databaseUrl);
+  // SQLite belongs to one process, so this worker's own count is the global one.
+  const slots =
+    target.dialect === 'postgres'
+      ? new PostgresSlots(target.url, config.delivery.perAppConcurrency, (error) => workerLog.warn({ err: error }, 'delivery slots connection failed; slots are asked for again'))
+      : new LocalSlots(config.delivery.perAppConcurrency);
+  return new DeliveryWorker(new DeliveryQueue(storage.db, storage.capabilities), sender, config.delivery, workerLog, storage.notifier, slots, options);
 }

@@ -7,6 +7,7 @@ import { callbackBody } from './callback-body.js';
 import type { ClaimedDelivery, Completion, DeliveryQueue } from './delivery-queue.js';
 import { CompletionBatcher } from './completion-batcher.js';
 import type { Notifier } from '../storage/notifications.js';
+import type { AppSlots } from './app-slots.js';
 import { retryDelay } from './backoff.js';
 import { signatureHeader } from './signature.js';
 
@@ -53,6 +54,8 @@ export class DeliveryWorker {
   private readonly inFlight = new Map<number, { done: Promise<void>; abort: AbortController }>();
   /** Per app: [in flight, held (ready + in flight)]. */
   private readonly perApp = new Map<number, { sending: number; held: number }>();
+  private readonly asking = new Set<number>();
+  private slotRetry: NodeJS.Timeout | undefined;
   private running = false;
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
@@ -70,6 +73,8 @@ export class DeliveryWorker {
     private readonly log: Logger,
     /** Wakes the worker when deliveries are queued, in any process (the `deliveries` channel). */
     private readonly notifier: Notifier,
+    /** Sending slots per app, shared by every worker: what holds `perAppConcurrency` across processes. */
+    private readonly slots: AppSlots,
     options: WorkerOptions = {},
   ) {
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -125,6 +130,7 @@ export class DeliveryWorker {
     const wasRunning = this.running;
     this.running = false;
     clearTimeout(this.timer);
+    clearTimeout(this.slotRetry);
     clearInterval(this.pruneTimer);
     this.unsubscribe?.();
     await this.claiming;
@@ -143,6 +149,7 @@ export class DeliveryWorker {
     }
     await this.pruning;
     this.sender.close();
+    await this.slots.close();
     if (wasRunning) this.log.info({ owner: this.owner }, 'delivery worker stopped');
   }
 
@@ -158,8 +165,28 @@ export class DeliveryWorker {
     const entry = this.perApp.get(appId) ?? { sending: 0, held: 0 };
     entry.sending += sending;
     entry.held += held;
-    if (entry.held <= 0) this.perApp.delete(appId);
-    else this.perApp.set(appId, entry);
+    if (entry.held > 0) return void this.perApp.set(appId, entry);
+    this.perApp.delete(appId);
+    // Nothing of this app left here: its slots go back for other workers.
+    void this.slots.release(appId);
+  }
+
+  /** Asks for more of an app's slots (one request per app at a time), pumping again when it has them. */
+  private askSlots(appId: number, want: number): void {
+    if (this.asking.has(appId)) return;
+    const before = this.slots.held(appId);
+    this.asking.add(appId);
+    void this.slots.acquire(appId, want).then((held) => {
+      this.asking.delete(appId);
+      if (held > before) this.pump();
+      else if (!this.slotRetry) {
+        // Other workers hold them all: look again shortly (their sends end within the timeout).
+        this.slotRetry = setTimeout(() => {
+          this.slotRetry = undefined;
+          this.pump();
+        }, this.pollMs);
+      }
+    });
   }
 
   /** Claims again in `ms` (or sooner, if already planned sooner). */
@@ -191,7 +218,9 @@ export class DeliveryWorker {
         owner: this.owner,
         leaseMs: this.leaseMs,
         limit: room,
-        perAppLimit: this.settings.perAppConcurrency,
+        // Leases per app across every worker: with shared slots, room to claim ahead of sending
+        // (never a whole backlog); without, the in-flight limit itself.
+        perAppLimit: (this.slots.shared ? PREFETCH : 1) * this.settings.perAppConcurrency,
         allowance: (appId) => PREFETCH * this.settings.perAppConcurrency - (this.perApp.get(appId)?.held ?? 0),
       });
     } catch (error) {
@@ -218,13 +247,20 @@ export class DeliveryWorker {
     const { concurrency, perAppConcurrency } = this.settings;
     const waiting: ClaimedDelivery[] = [];
     const late: ClaimedDelivery[] = [];
+    const short = new Map<number, number>();
     for (const delivery of this.ready) {
+      const sending = this.perApp.get(delivery.appId)?.sending ?? 0;
+      const slots = this.slots.held(delivery.appId);
       if (!this.inTime(delivery)) late.push(delivery);
-      else if (this.inFlight.size < concurrency && (this.perApp.get(delivery.appId)?.sending ?? 0) < perAppConcurrency) this.dispatch(delivery);
-      else waiting.push(delivery);
+      else if (this.inFlight.size < concurrency && sending < perAppConcurrency && sending < slots) this.dispatch(delivery);
+      else {
+        waiting.push(delivery);
+        if (sending >= slots && sending < perAppConcurrency) short.set(delivery.appId, (short.get(delivery.appId) ?? sending) + 1);
+      }
     }
     this.ready = waiting;
     if (late.length > 0) this.giveBack(late);
+    for (const [appId, want] of short) this.askSlots(appId, want);
     if (this.ready.length < this.settings.concurrency) this.schedule(0);
   }
 
