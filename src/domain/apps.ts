@@ -1,3 +1,4 @@
+import { inChunks } from './event-loop-yield.js';
 import type { AppsRepository, AppFields } from '../storage/apps-repository.js';
 import type { App, ModuleListItem } from './types.js';
 import type { ModuleService } from './modules.js';
@@ -12,6 +13,9 @@ export interface AppInput {
   /** Empty string clears it. */
   callbackurl?: string;
 }
+
+/** Modules attached or detached per statement: each one a short write, the event loop turning between. */
+const BULK_CHUNK = 500;
 
 export class AppService {
   constructor(
@@ -55,12 +59,12 @@ export class AppService {
 
   async attach(accountId: number, appId: number, serials: string[]): Promise<void> {
     await this.owned(accountId, appId);
-    await this.apps.attach(appId, await this.modules.requireOwned(accountId, serials));
+    await inChunks(await this.modules.requireOwned(accountId, serials), BULK_CHUNK, (chunk) => this.apps.attach(appId, chunk));
   }
 
   async detach(accountId: number, appId: number, serials: string[]): Promise<void> {
     await this.owned(accountId, appId);
-    await this.apps.detach(appId, await this.modules.requireOwned(accountId, serials));
+    await inChunks(await this.modules.requireOwned(accountId, serials), BULK_CHUNK, (chunk) => this.apps.detach(appId, chunk));
   }
 
   async modulesOf(accountId: number, appId: number): Promise<ModuleListItem[]> {

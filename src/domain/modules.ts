@@ -1,3 +1,4 @@
+import { eventLoopPause, inChunks } from './event-loop-yield.js';
 import { randomBytes } from 'node:crypto';
 import type { ModulesRepository } from '../storage/modules-repository.js';
 import type { DevicesRepository } from '../storage/devices-repository.js';
@@ -35,7 +36,9 @@ export class ModuleService {
   /** The spec's state table, in its order: unknown serial, held by anyone, wrong key, then registered. */
   async register(accountId: number, requests: { serial: string; key: string }[]): Promise<RegistrationResult> {
     const result: RegistrationResult = { registered: [], not_found: [], already_registered: [], invalid_key: [] };
+    const pause = eventLoopPause();
     for (const request of requests) {
+      await pause();
       const serial = normalizeSerial(request.serial);
       const module = await this.modules.bySerial(serial);
       if (!module) result.not_found.push(serial);
@@ -88,9 +91,10 @@ export class ModuleService {
   async requireOwned(accountId: number, serials: string[]): Promise<string[]> {
     const wanted = [...new Set(serials.map(normalizeSerial))];
     if (wanted.some((serial) => serial === '')) throw badRequest('serials must not contain empty strings');
-    const owned = new Set(
-      (await this.modules.bySerials(wanted)).filter((m) => m.accountId === accountId).map((m) => m.serial),
-    );
+    // Read in chunks: one query naming 10,000 serials holds SQLite (and the event loop) for long.
+    const found: CatalogModule[] = [];
+    await inChunks(wanted, 500, async (chunk) => void found.push(...(await this.modules.bySerials(chunk))));
+    const owned = new Set(found.filter((m) => m.accountId === accountId).map((m) => m.serial));
     const missing = wanted.filter((serial) => !owned.has(serial));
     if (missing.length > 0) throw notFound(`modules not found: ${missing.join(', ')}`);
     return wanted;
