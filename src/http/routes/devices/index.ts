@@ -13,14 +13,17 @@ import { requestQuota } from '../../plugins/rate-limits.js';
 const deviceQuota = (app: Server, context: Context) =>
   requestQuota(app, context.config.limits.deviceRequestsPerMinute, (request) => `device:${request.deviceScope.module.serial}`);
 
-/** Operations 16–26 under /iot/devices: the token route is open, the rest need device auth. */
-export async function deviceRoutes(app: Server, context: Context): Promise<void> {
+/**
+ * Operations 16–26 under /iot/devices: the token route is open, the rest need device auth.
+ * `recentsAliases`: more paths answering like recents.
+ */
+export async function deviceRoutes(app: Server, context: Context, recentsAliases: string[] = []): Promise<void> {
   const quota = deviceQuota(app, context);
   await tokenRoutes(app, context);
   await app.register(async (scope) => {
     scope.addHook('preValidation', deviceAuth(context));
     if (quota) scope.addHook('preHandler', quota);
-    await messageRoutes(scope, context);
+    await messageRoutes(scope, context, recentsAliases);
     await rawMessageRoutes(scope, context);
     await moduleDataRoutes(scope, context);
     await flagRoutes(scope, context);
@@ -29,18 +32,12 @@ export async function deviceRoutes(app: Server, context: Context): Promise<void>
 }
 
 /**
- * The oldest dashboards' /mcs/devices paths for the token, history and recents: the same route
- * modules again, marked deprecated in the API reference.
+ * The first portal's /mcs/devices paths: every device operation again, and `msgs.json` answering
+ * like recents; marked deprecated in the API reference.
  */
 export async function legacyDeviceRoutes(app: Server, context: Context): Promise<void> {
-  const quota = deviceQuota(app, context);
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, tags: ['legacy'], deprecated: true };
   });
-  await tokenRoutes(app, context);
-  await app.register(async (scope) => {
-    scope.addHook('preValidation', deviceAuth(context));
-    if (quota) scope.addHook('preHandler', quota);
-    await messageRoutes(scope, context);
-  });
+  await deviceRoutes(app, context, ['/msgs.json']);
 }

@@ -21,8 +21,11 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const HistoryQuery = Type.Object({ amount, until: bound('only messages received before this'), ...selector });
 const RecentsQuery = Type.Object({ amount, after: bound('only messages received after this'), ...selector });
 
-/** Operations 18 and 19: the module's decoded messages, newest first. */
-export async function messageRoutes(app: Server, context: Context): Promise<void> {
+/**
+ * Operations 18 and 19: the module's decoded messages, newest first. `recentsAliases` are more
+ * paths answering like recents (the first portal's `/mcs/devices/msgs.json`).
+ */
+export async function messageRoutes(app: Server, context: Context, recentsAliases: string[] = []): Promise<void> {
   const target = (query: Input) => ({ id: optionalInteger(query, 'id'), sn: optionalString(query, 'sn') });
 
   app.get('/msgs/history.json', {
@@ -40,7 +43,7 @@ export async function messageRoutes(app: Server, context: Context): Promise<void
     },
   });
 
-  app.get('/msgs/recents.json', {
+  for (const path of ['/msgs/recents.json', ...recentsAliases]) app.get(path, {
     schema: {
       tags: ['device'],
       summary: 'Messages newer than after (the newest when shown), newest first; the newest without after',
