@@ -42,7 +42,7 @@ function route({ path, query }: Location) {
   if (path === '/account') return <AccountPage />;
   if (path === '/apps') return <AppsPage />;
   if ((match = /^\/apps\/(\d+)$/.exec(path))) return <AppDetailPage key={match[1]} id={Number(match[1])} />;
-  if (path === '/modules') return <ModulesPage />;
+  if (path === '/modules') return <ModulesPage query={query} />;
   if ((match = /^\/modules\/([^/]+)$/.exec(path))) {
     const serial = decodeURIComponent(match[1]!);
     return <ModuleDetailPage key={serial} serial={serial} />;

@@ -14,8 +14,12 @@ import type {
   Explained,
   Flag,
   Message,
+  DeviceLabels,
   ModuleDevice,
+  ModuleFilter,
   ModuleItem,
+  ModuleListPage,
+  ModuleListQuery,
   Protocol,
   Registration,
   SessionInfo,
@@ -72,6 +76,12 @@ export const api = {
   modules: () => request<ModuleItem[]>(`${DEV}/modules.json`),
   unregister: (id: string, sn: string) => request<void>(`${DEV}/modules.json`, { method: 'DELETE', query: { id, sn }, read: 'none' }),
   rekey: (sn: string, key: string) => request<{ serial: string; key: string }>(`${DEV}/modules/key.json`, { method: 'POST', body: { sn, ...(key && { key }) } }),
+  moduleList: (query: ModuleListQuery) => request<ModuleListPage>(`${DEV}/modules/list.json`, { query: { ...query } }),
+  attachMatching: (id: number, filter: ModuleFilter) =>
+    request<{ attached: number }>(`${DEV}/apps/${id}/modules/attach-matching.json`, { method: 'POST', query: { ...filter } }),
+  labels: (sn: string) => request<DeviceLabels[]>(`${DEV}/labels.json`, { query: { sn } }),
+  setLabels: (sn: string, labels: { name?: string | null; tags?: string[]; notes?: string | null }) =>
+    request<DeviceLabels>(`${DEV}/labels.json`, { method: 'POST', query: { sn }, body: labels }),
   device: (sn: string) => request<ModuleDevice>(`${DEV}/device.json`, { query: { sn } }),
   pacs: () => request<Blob>(`${DEV}/pacs.csv`, { method: 'POST', read: 'blob' }),
 

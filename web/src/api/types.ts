@@ -177,3 +177,55 @@ export interface Explained {
 }
 
 export type Flag = 'active' | 'watch' | 'status' | 'bidirval';
+
+export type ModuleSort = 'lastseen' | 'alerts' | 'battery' | 'name' | 'serial';
+export type ModuleState = 'alerting' | 'low-battery' | 'seen-24h' | 'silent' | 'never-seen' | 'inactive' | 'watched';
+
+/** The module list's filter, as `modules/list.json` takes it. */
+export interface ModuleFilter {
+  q?: string;
+  tag?: string;
+  state?: ModuleState;
+  app?: number;
+  notapp?: number;
+}
+
+export interface ModuleListQuery extends ModuleFilter {
+  sort?: ModuleSort;
+  order?: 'asc' | 'desc';
+  limit?: number;
+  offset?: number;
+}
+
+export interface ModuleRow {
+  id: string;
+  serial: string;
+  protocol: Protocol;
+  name: string | null;
+  tags: string[];
+  lastseen: number | null;
+  battery: 'ON' | 'OFF' | 'UNKNOWN';
+  level: 'ON' | 'OFF' | 'UNKNOWN';
+  network: 'ON' | 'OFF' | 'UNKNOWN';
+  active: boolean;
+  watched: boolean;
+  msgs: number;
+  losts: number;
+  alerts: number;
+  children: number;
+}
+
+export interface ModuleListPage {
+  total: number;
+  offset: number;
+  limit: number;
+  modules: ModuleRow[];
+}
+
+export interface DeviceLabels {
+  serial: string;
+  index: number;
+  name: string | null;
+  tags: string[];
+  notes: string | null;
+}
