@@ -2,9 +2,10 @@ import { Command } from 'commander';
 import { notFound } from '../../domain/errors.js';
 import { normalizeSerial } from '../../domain/modules.js';
 import { withContext } from '../run-with-context.js';
+import { addModuleListCommands } from './module-list.js';
 
 export function modulesCommand(): Command {
-  const modules = new Command('modules').description('registered modules');
+  const modules = new Command('modules').description('registered modules: list, search, name, tag, rekey');
   modules
     .command('rekey')
     .description(
@@ -25,5 +26,5 @@ export function modulesCommand(): Command {
         console.log(rekeyed.key);
       });
     });
-  return modules;
+  return addModuleListCommands(modules);
 }

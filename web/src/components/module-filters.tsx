@@ -50,7 +50,7 @@ export function ModuleFilters({ value, onChange, sortable = true, label = 'Searc
         spellcheck={false}
         placeholder="serial, name or tag"
       />
-      <Labelled label="Show">
+      <Labelled label="Filter">
         {(id) => (
           <select id={id} value={value.state} onChange={(event) => onChange({ ...value, state: event.currentTarget.value as ModuleState | '' })}>
             {STATES.map(([state, text]) => (
