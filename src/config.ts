@@ -25,6 +25,8 @@ export interface Config {
   networkToken: string | undefined;
   /** Bearer token `GET /metrics` requires; unset: the metrics are open. */
   metricsToken: string | undefined;
+  /** MQTT broker messages and alerts are published to (`mqtt://host:1883`, `mqtts://…`); unset: no MQTT. */
+  mqttUrl: string | undefined;
   /** Time between heartbeat comments on live event streams. */
   streamHeartbeatMs: number;
   watchdog: {
@@ -251,6 +253,7 @@ export function loadConfig(env: Env = process.env): Config {
     secret: env.SNSR_SECRET || undefined,
     networkToken: env.SNSR_NETWORK_TOKEN || undefined,
     metricsToken: env.SNSR_METRICS_TOKEN || undefined,
+    mqttUrl: urlSetting(env, 'SNSR_MQTT_URL', ['mqtt', 'mqtts', 'ws', 'wss']),
     streamHeartbeatMs: integer(env, 'SNSR_STREAM_HEARTBEAT_S', 15, 1, 3600) * 1000,
     watchdog: {
       intervalMs: integer(env, 'SNSR_WATCHDOG_INTERVAL_S', 60, 1, 86_400) * 1000,

@@ -46,6 +46,9 @@ import { AlertService } from './domain/alerts.js';
 import type { Alert } from './domain/alerts.js';
 import { Metrics } from './monitoring/metrics.js';
 import { Watchdog } from './monitoring/watchdog.js';
+import { Lease } from './monitoring/lease.js';
+import { MqttBridge } from './integrations/mqtt/mqtt-bridge.js';
+import { MqttFeedRepository, setBidirForApp } from './storage/mqtt-feed-repository.js';
 import { EventHub } from './integrations/events/event-hub.js';
 import { LiveStreams } from './integrations/events/live-streams.js';
 import { StreamEventsRepository } from './storage/stream-events-repository.js';
@@ -111,6 +114,8 @@ export interface Context {
   metrics: Metrics;
   /** Live event streams (`GET /iot/developers/stream`): this process's hub of the notifier's events. */
   streams: LiveStreams;
+  /** Starts the MQTT integration when SNSR_MQTT_URL is set (it publishes from the process holding its lease); `close()` stops it. */
+  startMqtt(options?: { settleMs?: number; pollMs?: number }): MqttBridge | undefined;
   /** Starts the lost-contact watchdog (it runs on whichever process holds its lease); `close()` stops it. */
   startWatchdog(options?: { now?: () => number; owner?: string }): Watchdog;
   /** Starts the background pruning of audit entries, ended sessions and expired links; `close()` stops it. */
@@ -151,6 +156,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const workers: DeliveryWorker[] = [];
   const pruners: Pruner[] = [];
   const watchdogs: Watchdog[] = [];
+  const bridges: MqttBridge[] = [];
   const streamEvents = new StreamEventsRepository(storage.db);
   const hub = new EventHub(streamEvents, storage.notifier, log);
   const metrics = new Metrics({
@@ -223,6 +229,21 @@ export async function createContext(config: Config, options: ContextOptions = {}
       workers.push(worker);
       return worker.start();
     },
+    startMqtt: (mqttOptions = {}) => {
+      if (config.mqttUrl === undefined) return undefined;
+      const lease = new Lease(storage.db, storage.capabilities, 'mqtt', `${process.pid}:${randomBytes(4).toString('hex')}`, 15_000);
+      const bridge = new MqttBridge(
+        new MqttFeedRepository(storage.db),
+        lease,
+        { url: config.mqttUrl, settleMs: mqttOptions.settleMs ?? 1000, pollMs: mqttOptions.pollMs ?? 2000 },
+        storage.notifier,
+        (appId, serial, value) => setBidirForApp(storage.db, appId, serial, value),
+        log,
+        (outcome) => metrics.mqtt.inc({ outcome }),
+      );
+      bridges.push(bridge);
+      return bridge.start();
+    },
     startWatchdog: (watchdogOptions = {}) => {
       const onRaised = (alerts: Alert[]) => alerts.forEach((alert) => metrics.alerts.inc({ kind: alert.kind }));
       const watchdog = new Watchdog(storage.db, storage.capabilities, config.watchdog, log, onRaised, watchdogOptions.now, watchdogOptions.owner);
@@ -239,7 +260,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     },
     close: async () => {
       for (const timer of timers) clearInterval(timer);
-      await Promise.all([...workers.map((worker) => worker.stop()), ...pruners.map((pruner) => pruner.stop()), ...watchdogs.map((watchdog) => watchdog.stop())]);
+      await Promise.all([...workers.map((worker) => worker.stop()), ...pruners.map((pruner) => pruner.stop()), ...watchdogs.map((watchdog) => watchdog.stop()), ...bridges.map((bridge) => bridge.stop())]);
       hub.close();
       redis?.disconnect();
       await mailer?.close();

@@ -36,5 +36,6 @@ export function serveCommand(): Command {
       if (options.worker) context.startWorker();
       context.startMaintenance();
       context.startWatchdog();
+      context.startMqtt();
     });
 }
