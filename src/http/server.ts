@@ -1,5 +1,5 @@
 import Fastify, { LogController } from 'fastify';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -8,7 +8,7 @@ import type { Context } from '../context.js';
 import type { Limits } from '../config.js';
 import type { Server } from './server-types.js';
 import { installBodyParsers } from './body-parsers.js';
-import { installErrorRendering } from './error-rendering.js';
+import { errorBody, installErrorRendering } from './error-rendering.js';
 import { ErrorSchema } from './schemas.js';
 import { registerRoutes } from './routes/index.js';
 import { VERSION } from '../version.js';
@@ -34,6 +34,12 @@ export async function buildServer(context: Context): Promise<Server> {
     trustProxy: proxyTrust(context.config.limits.trustProxy),
     // Old clients send parameters unencoded; the router must not choke on odd paths.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // A path the router cannot decode, or a path parameter beyond its length: the usual error body.
+    frameworkErrors: (error, _request, reply) => {
+      const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+      const message = status === 414 ? 'a path parameter is longer than 200 characters' : 'the path is not valid percent-encoding';
+      void (reply as FastifyReply).code(status).send(errorBody(status, message));
+    },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -78,3 +78,21 @@ describe.each(dialects)('hostile parameters and bodies (%s)', (dialect) => {
     }
   });
 });
+
+describe('paths the router cannot take', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startApp('sqlite');
+  });
+  afterAll(() => app.close());
+
+  it.each([
+    ['/iot/developers/apps/%/modules.json', 400, 'the path is not valid percent-encoding'],
+    ['/iot/devices/%E0%A4%A', 400, 'the path is not valid percent-encoding'],
+    [`/iot/developers/apps/${'%5B'.repeat(250)}/modules/attach.json`, 414, 'a path parameter is longer than 200 characters'],
+  ])('%s is a %i with the usual error body', async (url, status, message) => {
+    const response = await app.server.inject({ method: 'POST', url });
+    expect(response.statusCode).toBe(status);
+    expect(response.json()).toEqual({ statusCode: status, error: expect.any(String), message });
+  });
+});
