@@ -1,5 +1,6 @@
 import type { CompiledQuery, Compilable, Kysely } from 'kysely';
 import type { Database } from '../storage/schema.js';
+import { markHot } from '../storage/hot-statements.js';
 
 /** Stands for the i-th argument while the query is compiled; never sent to the database. */
 class Slot {
@@ -34,6 +35,8 @@ export function prepared<A extends unknown[], R>(build: (db: Kysely<Database>, .
       if (new Set(slots.filter((i) => i >= 0)).size !== args.length) throw new Error('prepared query: every argument must be a parameter');
       entry = { query, slots };
       compiled.set(adapter, entry);
+      // Fixed text: PostgreSQL may keep it parsed and planned per connection.
+      markHot(query.sql);
     }
     const { query, slots } = entry;
     const parameters = query.parameters.map((p, i) => (slots[i] >= 0 ? args[slots[i]] : p));

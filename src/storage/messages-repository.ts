@@ -1,6 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { Database, MessageRow, NewMessage } from './schema.js';
+import { markHot } from './hot-statements.js';
 
 /** Which messages a history read covers: a whole module (its device and children) or one device. */
 export type MessageScope = { moduleSerial: string; deviceId?: number };
@@ -111,6 +112,7 @@ export class MessagesRepository {
       }
       text = compiled.sql;
       this.historySql.set(shape, text);
+      markHot(text);
     }
     return (await this.db.executeQuery(CompiledQuery.raw(text, parameters))).rows as HistoryRow[];
   }

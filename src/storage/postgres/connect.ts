@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import type { Dialect } from 'kysely';
 import type { Database } from '../schema.js';
 import type { Capabilities } from '../capabilities.js';
+import { namingPool } from './named-statements.js';
 
 export const postgresCapabilities: Capabilities = { dialect: 'postgres', skipLocked: true };
 
@@ -32,6 +33,6 @@ export function connectPostgres(url: string, options: PostgresOptions = {}): Kys
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   options.onPool?.(pool);
-  const dialect = new PostgresDialect({ pool });
+  const dialect = new PostgresDialect({ pool: namingPool(pool) });
   return new Kysely<Database>({ dialect: options.wrap ? options.wrap(dialect) : dialect });
 }
