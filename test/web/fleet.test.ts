@@ -138,6 +138,33 @@ describe.skipIf(!run)('the dashboard with a fleet of 10,000 modules, in Chromium
     await screenshot(page, 'app-picker-fleet', 1400);
   });
 
+  it('names, tags and annotates a module and a child on the module page; the list finds them', async () => {
+    await page.goto(`${server.url}/modules/F0000011`);
+    await heading('Module F0000011').waitFor();
+    await page.getByRole('region', { name: 'Name, tags and notes' }).getByText(fleet[16]!.name!).waitFor();
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Name of F0000011', { exact: true }).fill('Cold store pump');
+    await page.getByLabel('Tags of F0000011', { exact: true }).fill('cold-store, Pumps');
+    await page.getByLabel('Notes on F0000011', { exact: true }).fill('service in March');
+    await page.getByRole('form', { name: 'Name, tags and notes of F0000011', exact: true }).getByRole('button', { name: 'Save' }).click();
+    await status('Saved F0000011.').waitFor();
+    await page.getByLabel('Name of F0000011/2', { exact: true }).fill('North probe');
+    await page.getByRole('form', { name: 'Name, tags and notes of F0000011/2' }).getByRole('button', { name: 'Save' }).click();
+    await status('Saved F0000011/2.').waitFor();
+    await screenshot(page, 'module-labels', 1400);
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('region', { name: 'Name, tags and notes' }).getByText('Cold store pump').waitFor();
+    const labels = await server.api<{ serial: string; name: string | null; tags: string[] }[]>('/iot/developers/labels.json?sn=F0000011');
+    expect(labels.body.map((l) => [l.serial, l.name, l.tags])).toEqual([
+      ['F0000011', 'Cold store pump', ['cold-store', 'pumps']],
+      ['F0000011/1', 'Probe 17.1', ['probe']],
+      ['F0000011/2', 'North probe', ['probe']],
+    ]);
+    await page.goto(`${server.url}/modules?q=north%20probe`);
+    await pager().getByText('1–1 of 1').waitFor();
+    await page.locator('tr[data-serial="F0000011"]').getByText('Cold store pump').waitFor();
+  });
+
   it('the decoder takes 0x and spaces, and an error clears the previous result', async () => {
     await page.goto(`${server.url}/decoder`);
     await heading('Decoder').waitFor();

@@ -3,6 +3,7 @@ import { api } from '../api/api';
 import type { Device, Message } from '../api/types';
 import { DeviceCard } from '../components/device-card';
 import { DeviceKey } from '../components/device-key';
+import { DeviceLabelsSection } from '../components/device-labels';
 import { Labelled } from '../components/field';
 import { KeepAliveChart, keepAlivePoints } from '../components/keepalive-chart';
 import { useMessageFeed } from '../components/message-feed';
@@ -34,6 +35,7 @@ export function ModuleDetailPage({ serial }: { serial: string }) {
       <Notice error={devices.error} />
       {module && (
         <>
+          <DeviceLabelsSection serial={module.serial} />
           <Section title="Devices" id="module-devices" actions={<span class="muted">{module.protocol}</span>}>
             <Notice error={devices.data?.childrenError && `Children could not be read: ${devices.data.childrenError}`} />
             <div class="devices">
