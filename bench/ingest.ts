@@ -9,6 +9,7 @@
 // 30 MB to a process): the bench compiles the sources it needs into node_modules/.cache first.
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import Fastify from 'fastify';
 import pg from 'pg';
 import type { ChildProcess } from 'node:child_process';
@@ -240,6 +241,8 @@ export async function run(): Promise<void> {
     `node ${process.version}; server and load generator in separate processes; ${MODULES} modules, ` +
       `${CONCURRENCY} callbacks in flight, ${SECONDS} s per run after ${WARMUP_SECONDS} s of warm-up`,
   );
+  const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+  console.log(`machine load average at start: ${load()}`);
   const rows = [...(await bench('sqlite')), ...(await bench('postgres'))];
   const widths = [9, 20, 13, 12, 8, 10, 9, 9, 11, 11, 11, 12];
   const head = ['database', 'route', 'traffic', 'callbacks/s', '× floor', 'uplinks/s', 'ack p50', 'ack p99', 'server RSS', 'snsr CPU', 'PG CPU', 'server busy'];
@@ -288,6 +291,7 @@ export async function run(): Promise<void> {
     }
     console.log(`${row.dialect}, every request a new uplink: ${checks.join('; ')}`);
   }
+  console.log(`machine load average at end: ${load()} (other processes share the cores: compare figures within one run)`);
 }
 
 if (process.env.SNSR_BENCH_ROLE === 'server') await serve();
