@@ -6,6 +6,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   ingest: () => import('./ingest.js'),
   delivery: () => import('./delivery.js'),
   accounts: () => import('./accounts.js'),
+  scale: () => import('./scale.js'),
 };
 
 const wanted = process.argv.slice(2);
