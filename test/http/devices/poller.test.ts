@@ -59,6 +59,13 @@ describe.each(dialects)('polling recents while late uplinks arrive (%s)', (diale
     expect(times.sort((a, b) => a - b)).toEqual(Array.from({ length: UPLINKS }, (_, n) => networkTime(n)).sort((a, b) => a - b));
   });
 
+  it('says in the OpenAPI document what when and extra.time are', async () => {
+    const spec = (await app.server.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const schema = spec.paths['/iot/devices/msgs/recents.json'].get.responses['200'].content['application/json'].schema.items;
+    expect(schema.properties.when.description).toMatch(/snsr received the uplink.*strictly increasing per module/);
+    expect(schema.properties.extra.properties.time.description).toMatch(/network’s time/);
+  });
+
   it('pages history back with until without repeating or skipping a message', async () => {
     const pages: Message[] = [];
     let until: number | undefined;
