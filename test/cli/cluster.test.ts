@@ -40,7 +40,7 @@ describe('snsr serve --processes', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/several processes need PostgreSQL/);
     const bad = await snsr(['serve', '--processes', 'zero']);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/a whole number from 1 to 256/);
   });
 

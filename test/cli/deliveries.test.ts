@@ -113,15 +113,15 @@ describe('snsr deliveries and snsr worker (the real binary)', () => {
     expect(paged.map((d: { id: number }) => d.id)).toEqual([ids[1]]);
   });
 
-  it('reports an unknown app, a bad status and a bad id with exit 1', async () => {
+  it('reports an unknown app with exit 1, a bad status and a bad id as usage errors with exit 2', async () => {
     const unknown = await snsr(['deliveries', 'list', '--app', '9999'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/app 9999 not found/);
     const status = await snsr(['deliveries', 'list', '--app', String(appId), '--status', 'lost'], env);
-    expect(status.code).toBe(1);
+    expect(status.code).toBe(2);
     expect(status.stderr).toMatch(/--status.*pending, delivered, failed/s);
     const id = await snsr(['deliveries', 'retry', 'x1'], env);
-    expect(id.code).toBe(1);
+    expect(id.code).toBe(2);
     expect(id.stderr).toMatch(/positive integer/);
   });
 
