@@ -7,6 +7,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   delivery: () => import('./delivery.js'),
   accounts: () => import('./accounts.js'),
   scale: () => import('./scale.js'),
+  limits: () => import('./limits.js'),
 };
 
 const wanted = process.argv.slice(2);
