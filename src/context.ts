@@ -21,6 +21,7 @@ import { ModuleListService } from './domain/module-list.js';
 import { LabelsRepository } from './storage/labels-repository.js';
 import { ModuleListRepository } from './storage/module-list-repository.js';
 import { IngestService } from './ingest/ingest-service.js';
+import { PortalSimulator } from './simulator/portal-simulator.js';
 import { legacyDate } from './wire/legacy-date.js';
 import { DeliveryService } from './domain/deliveries.js';
 import { DeliveriesRepository } from './delivery/deliveries-repository.js';
@@ -100,6 +101,8 @@ export interface Context {
   moduleList: ModuleListService;
   /** The uplink pipeline: Sigfox callbacks in, raw messages, messages, device state and outbox rows out. */
   ingest: IngestService;
+  /** The original portal's simulator: simulation objects in, simulated uplinks through ingest. */
+  portalSimulator: PortalSimulator;
   deliveries: DeliveryService;
   /** Starts a callback delivery worker on this context; `close()` stops it first. */
   startWorker(options?: WorkerOptions & { timeoutMs?: number }): DeliveryWorker;
@@ -188,6 +191,13 @@ export async function createContext(config: Config, options: ContextOptions = {}
     resetExpiryMs: settings.resetExpiryMinutes * 60_000,
   });
   const streams = new LiveStreams(hub, streamEvents, config.streamHeartbeatMs, metrics.openStreams);
+  const ingest = new IngestService(storage, log, {
+    dateText: (ms) => legacyDate(new Date(ms), config.timezone),
+    observe: (outcome, seconds) => {
+      metrics.uplink(uplinkOutcome(outcome), seconds);
+      if ('result' in outcome) for (const alert of outcome.result.alerts?.raised ?? []) metrics.alerts.inc({ kind: alert.kind });
+    },
+  });
   return {
     config,
     log,
@@ -206,13 +216,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     apps,
     labels: new LabelService(new LabelsRepository(storage.db), modules),
     moduleList: new ModuleListService({ list: new ModuleListRepository(storage.db), apps }),
-    ingest: new IngestService(storage, log, {
-      dateText: (ms) => legacyDate(new Date(ms), config.timezone),
-      observe: (outcome, seconds) => {
-        metrics.uplink(uplinkOutcome(outcome), seconds);
-        if ('result' in outcome) for (const alert of outcome.result.alerts?.raised ?? []) metrics.alerts.inc({ kind: alert.kind });
-      },
-    }),
+    ingest,
+    portalSimulator: new PortalSimulator(modules, ingest, repositories.messages),
     devices: new DeviceService(secret, repositories, modules),
     alerts: new AlertService(new AlertsRepository(storage.db), {
       moduleBySerial: (serial) => repositories.modules.bySerial(serial),

@@ -22,6 +22,11 @@ export interface Uplink {
   duplicate?: boolean;
   /** The module waits for a downlink (bidirectional uplink). */
   ack?: boolean;
+  /**
+   * Made by the portal's simulator, not heard by the network: its message says so in `extra`
+   * (`simulated: true`), and it moves no network counter (lost uplinks, metrics).
+   */
+  simulated?: boolean;
 }
 
 /**

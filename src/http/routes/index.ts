@@ -19,6 +19,7 @@ import { keyRoutes } from './developers/keys.js';
 import { auditRoutes } from './developers/audit.js';
 import { registerRoute, selfServiceRoutes } from './developers/self-service.js';
 import { profileRoutes } from './developers/profile.js';
+import { simulatorRoutes } from './developers/simulator.js';
 import { alertRoutes } from './developers/alerts.js';
 import { metricsRoutes } from './metrics.js';
 import { streamRoutes } from './developers/stream.js';
@@ -64,6 +65,8 @@ export async function registerRoutes(app: Server, context: Context): Promise<voi
     if (developerQuota) scope.addHook('preHandler', developerQuota);
     await profileRoutes(scope, context, '/iot');
     await profileRoutes(scope, context, '/mcs');
+    await simulatorRoutes(scope, context, '/iot/developers/simulator.json');
+    await simulatorRoutes(scope, context, '/mcs/simulator.json');
   });
   await app.register(async (scope) => deviceRoutes(scope, context), { prefix: '/iot/devices' });
   await app.register(async (scope) => legacyDeviceRoutes(scope, context), { prefix: '/mcs/devices' });

@@ -44,7 +44,7 @@ export async function storeMessage(
     stamp: frame.header.stamp,
     cpt: frame.header.cpt,
     retry: frame.header.retry ? 1 : 0,
-    custom: JSON.stringify(frame.custom),
+    custom: JSON.stringify(uplink.simulated ? { ...frame.custom, simulated: true } : frame.custom),
     contrib: JSON.stringify(input.contrib),
     ctxt: JSON.stringify(deviceContext(device, input.dateText)),
   });

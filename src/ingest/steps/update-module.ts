@@ -43,6 +43,8 @@ export function isLate(module: IngestModule, uplink: Uplink): boolean {
  * its end, with the message's `when` (one statement fewer per uplink).
  */
 export async function updateModule(store: IngestStore, module: IngestModule, uplink: Uplink, frame: Frame | undefined, switchTo?: Protocol): Promise<ModuleChanges> {
+  // A simulated uplink is no emission of the module: it neither counts a gap nor moves the counters.
+  if (uplink.simulated) return switchTo ? { protocol: switchTo } : {};
   const cpt = frame?.header.cpt ?? null;
   const seq = uplink.seqNumber ?? null;
   const late = isLate(module, uplink);
