@@ -230,7 +230,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     rateLimits,
     deliveries: new DeliveryService(new DeliveriesRepository(storage.db), repositories.apps),
     startWorker: (workerOptions = {}) => {
-      const worker = createDeliveryWorker(storage, config, log, { ...workerOptions, userAgent: `snsr/${VERSION}` });
+      const worker = createDeliveryWorker(storage, config, log, { ...workerOptions, userAgent: `snsr/${VERSION}`, redis });
       workers.push(worker);
       return worker.start();
     },

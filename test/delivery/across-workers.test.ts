@@ -27,7 +27,7 @@ describe.each(dialects)('delivery across workers (%s)', (dialect) => {
     return context;
   }
 
-  it("holds an app's in-flight limit across every worker, not per worker", async () => {
+  async function inFlightLimitHeld(env: Record<string, string>): Promise<void> {
     const inFlight = new Map<string, number>();
     const most = new Map<string, number>();
     receiver = await startReceiver((_n, request) => {
@@ -38,7 +38,7 @@ describe.each(dialects)('delivery across workers (%s)', (dialect) => {
       setTimeout(() => inFlight.set(app, inFlight.get(app)! - 1), 40);
       return { status: 200, delayMs: 40 };
     });
-    fixture = await deliveryFixture(dialect, { SNSR_DELIVERY_CONCURRENCY: '8', SNSR_DELIVERY_PER_APP_CONCURRENCY: '2' });
+    fixture = await deliveryFixture(dialect, { SNSR_DELIVERY_CONCURRENCY: '8', SNSR_DELIVERY_PER_APP_CONCURRENCY: '2', ...env });
     await fixture.createApp(receiver.url, 'one');
     await fixture.createApp(receiver.url, 'two');
     const total = 24;
@@ -52,7 +52,11 @@ describe.each(dialects)('delivery across workers (%s)', (dialect) => {
     expect(workers[0]!.stats.sent + workers[1]!.stats.sent).toBe(total * 2);
     expect(workers[0]!.stats.sent).toBeGreaterThan(0);
     expect(workers[1]!.stats.sent).toBeGreaterThan(0);
-  });
+  }
+
+  it("holds an app's in-flight limit across every worker, not per worker", () => inFlightLimitHeld({}));
+
+  it.runIf(dialect === 'postgres')("holds it through Redis when SNSR_REDIS_URL is set", () => inFlightLimitHeld({ SNSR_REDIS_URL: 'redis://127.0.0.1:6379' }));
 
   it('a worker that stalled past its lease never sends what it had claimed; the new holder sends it once', async () => {
     const uuids: string[] = [];
