@@ -9,6 +9,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   scale: () => import('./scale.js'),
   limits: () => import('./limits.js'),
   'module-list': () => import('./module-list.js'),
+  stream: () => import('./stream.js'),
 };
 
 const wanted = process.argv.slice(2);
