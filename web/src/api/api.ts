@@ -93,6 +93,8 @@ export const api = {
     request<Message[]>('/iot/devices/msgs/history.json', { query: { sn, ...options } }),
   recents: (sn: string, options: { after?: number; amount?: number; id?: string }) =>
     request<Message[]>('/iot/devices/msgs/recents.json', { query: { sn, ...options } }),
+  /** Acknowledges every alert of a device (module or child serial): its alerts_ack catches up with alerts. */
+  ackAlerts: (sn: string) => request<void>('/iot/developers/alerts/ack.json', { method: 'POST', query: { sn }, read: 'none' }),
   setFlag: (flag: Flag, sn: string, id: string, value: string | boolean) =>
     request<void>(`/iot/devices/${flag}.json`, { method: 'POST', query: { sn, id, value: String(value) }, read: 'none' }),
 };

@@ -22,6 +22,11 @@ export function DeviceCard({ device, moduleSerial, onChanged }: { device: Device
     await onChanged();
     return done;
   });
+  const acknowledge = useAction(async () => {
+    await api.ackAlerts(device.serial);
+    await onChanged();
+    return `Alerts of ${device.serial} acknowledged.`;
+  });
   const label = device.index === 0 ? 'Module' : `Child ${device.index}`;
 
   return (
@@ -43,7 +48,17 @@ export function DeviceCard({ device, moduleSerial, onChanged }: { device: Device
         </div>
         <div>
           <dt>Acknowledged</dt>
-          <dd>{device.alerts_ack}</dd>
+          <dd>
+            {device.alerts_ack}
+            {device.alerts > device.alerts_ack && (
+              <>
+                {' '}
+                <button type="button" class="button" onClick={() => void acknowledge.run()}>
+                  Acknowledge
+                </button>
+              </>
+            )}
+          </dd>
         </div>
         <div>
           <dt>Lost frames</dt>
@@ -131,7 +146,7 @@ export function DeviceCard({ device, moduleSerial, onChanged }: { device: Device
           </form>
         </div>
       </fieldset>
-      <Notice error={flag.error} done={flag.done} />
+      <Notice error={flag.error ?? acknowledge.error} done={flag.done ?? acknowledge.done} />
     </article>
   );
 }
