@@ -8,6 +8,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   accounts: () => import('./accounts.js'),
   scale: () => import('./scale.js'),
   limits: () => import('./limits.js'),
+  'bulk-work': () => import('./bulk-work.js'),
   'module-list': () => import('./module-list.js'),
   stream: () => import('./stream.js'),
 };
