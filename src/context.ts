@@ -41,6 +41,8 @@ import { SelfService } from './domain/self-service.js';
 import { createMailer } from './integrations/email/mailer.js';
 import type { Mailer } from './integrations/email/mailer.js';
 import { accountEmails } from './integrations/email/account-emails.js';
+import { ExportService } from './lifecycle/export-service.js';
+import { ExportRepository } from './storage/export-repository.js';
 import { startAccountPruner } from './lifecycle/account-pruner.js';
 import type { Pruner } from './lifecycle/account-pruner.js';
 import { AlertService } from './domain/alerts.js';
@@ -107,6 +109,8 @@ export interface Context {
   /** Starts a callback delivery worker on this context; `close()` stops it first. */
   startWorker(options?: WorkerOptions & { timeoutMs?: number }): DeliveryWorker;
   devices: DeviceService;
+  /** Decoded messages as CSV or NDJSON downloads, streamed. */
+  exports: ExportService;
   /** Alerts of watched devices: listing and acknowledging. */
   alerts: AlertService;
   /** Redis, when `SNSR_REDIS_URL` is set: rate-limit counters every process shares. */
@@ -198,6 +202,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       if ('result' in outcome) for (const alert of outcome.result.alerts?.raised ?? []) metrics.alerts.inc({ kind: alert.kind });
     },
   });
+  const devices = new DeviceService(secret, repositories, modules);
   return {
     config,
     log,
@@ -218,7 +223,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     moduleList: new ModuleListService({ list: new ModuleListRepository(storage.db), apps }),
     ingest,
     portalSimulator: new PortalSimulator(modules, ingest, repositories.messages),
-    devices: new DeviceService(secret, repositories, modules),
+    devices,
+    exports: new ExportService(new ExportRepository(storage.db), { devices, modules, apps, moduleBySerial: (serial) => repositories.modules.bySerial(serial) }),
     alerts: new AlertService(new AlertsRepository(storage.db), {
       moduleBySerial: (serial) => repositories.modules.bySerial(serial),
       deviceBySerial: (serial) => repositories.devices.bySerial(serial),

@@ -13,6 +13,7 @@ import { keysCommand } from './commands/keys.js';
 import { alertsCommand } from './commands/alerts.js';
 import { backupCommand } from './commands/backup.js';
 import { modulesCommand } from './commands/modules.js';
+import { exportCommand } from './commands/export.js';
 import { describeError } from './describe-error.js';
 import { CommanderError, commanderExitCode, EXIT, throwInsteadOfExit } from './exit-code.js';
 import { loadDotEnv } from './load-dot-env.js';
@@ -36,7 +37,8 @@ const program = new Command('snsr')
   .addCommand(workerCommand())
   .addCommand(deliveriesCommand())
   .addCommand(alertsCommand())
-  .addCommand(backupCommand());
+  .addCommand(backupCommand())
+  .addCommand(exportCommand());
 throwInsteadOfExit(program);
 
 try {

@@ -27,6 +27,7 @@ import { streamRoutes } from './developers/stream.js';
 /** The quota of a developer credential: the account's password and token share one, each API key has its own. */
 const developerQuotaKey = (request: FastifyRequest) =>
   `developer:${request.account.id}${request.credential.kind === 'key' ? `:key:${request.credential.keyId}` : ''}`;
+import { exportRoutes } from './developers/export.js';
 
 /** The one place routes are registered; each folder is a URL prefix with its own auth hook. */
 export async function registerRoutes(app: Server, context: Context): Promise<void> {
@@ -48,6 +49,7 @@ export async function registerRoutes(app: Server, context: Context): Promise<voi
       await auditRoutes(scope, context);
       await alertRoutes(scope, context);
       await streamRoutes(scope, context);
+      await exportRoutes(scope, context);
     },
     { prefix: '/iot/developers' },
   );

@@ -4,6 +4,7 @@ import type { Device, Message } from '../api/types';
 import { DeviceCard } from '../components/device-card';
 import { DeviceKey } from '../components/device-key';
 import { DeviceLabelsSection } from '../components/device-labels';
+import { ExportLinks } from '../components/export-links';
 import { Labelled } from '../components/field';
 import { KeepAliveChart, keepAlivePoints } from '../components/keepalive-chart';
 import { useMessageFeed } from '../components/message-feed';
@@ -113,6 +114,10 @@ function Messages({ serial, devices, protocol, onNew }: { serial: string; device
             Older messages
           </button>
         )}
+      </Section>
+      <Section title="Download" id="module-export">
+        <p class="hint">The module's messages (and its children's), oldest first: a column per measurement in CSV, a JSON object per line in NDJSON.</p>
+        <ExportLinks serial={serial} />
       </Section>
     </>
   );

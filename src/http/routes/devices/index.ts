@@ -8,6 +8,7 @@ import { moduleDataRoutes } from './module-data.js';
 import { flagRoutes } from './flags.js';
 import { deviceStreamRoutes } from './stream.js';
 import { requestQuota } from '../../plugins/rate-limits.js';
+import { exportRoutes } from './export.js';
 
 /** A module's requests share one quota, however they authenticate. */
 const deviceQuota = (app: Server, context: Context) =>
@@ -28,6 +29,7 @@ export async function deviceRoutes(app: Server, context: Context, recentsAliases
     await moduleDataRoutes(scope, context);
     await flagRoutes(scope, context);
     await deviceStreamRoutes(scope, context);
+    await exportRoutes(scope, context);
   });
 }
 

@@ -1,0 +1,56 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createContext } from '../../src/context.js';
+import { snsr } from '../helpers/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'snsr-cli-export-'));
+const env = { SNSR_DATABASE_URL: join(dir, 'snsr.sqlite'), SNSR_SECRET: 'export-secret' };
+const T0 = Date.UTC(2026, 10, 1, 8);
+
+beforeAll(async () => {
+  const context = await createContext(loadConfig(env), { log: pino({ level: 'silent' }) });
+  await context.repositories.modules.importCatalog([{ serial: 'C0FE', key: '1A2B3C4D', pac: '0123456789ABCDEF', protocol: 'UDM23' }]);
+  const device = (await context.repositories.devices.bySerial('C0FE'))!;
+  for (let i = 0; i < 3; i++) {
+    await context.repositories.messages.insert({
+      module_serial: 'C0FE', device_id: device.id, raw_id: null, when_ms: T0 + i * 60_000, time_s: (T0 + i * 60_000) / 1000, type: 'keepalive:voltagetemp', station: '1A2B', lvl: -120,
+      frame: '000300189167', frame_type: 'srv_frm_keepalive', code: 'keepalive', entry_id: 0, stamp: 0, cpt: i, retry: 0, custom: `{"voltage_mv":${3300 + i},"temperature_c":21.5}`, contrib: '{}', ctxt: '{}',
+    });
+  }
+  await context.close();
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('snsr export (the real binary)', { timeout: 90_000 }, () => {
+  it('writes a module’s range as CSV to standard output or NDJSON to a file', async () => {
+    const csv = await snsr(['export', '--module', 'c0fe', '--from', '2026-11-01T08:01:00Z'], env);
+    expect(csv.code).toBe(0);
+    const lines = csv.stdout.split('\r\n').filter(Boolean);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^time,serial,type,temperature \(°C\),voltage \(mV\),/);
+    expect(lines[1]).toBe('2026-11-01T08:01:00.000Z,C0FE,keepalive:voltagetemp,21.5,3301,,,,,,-120,1A2B,000300189167');
+    const file = join(dir, 'out.ndjson');
+    const ndjson = await snsr(['export', '--module', 'C0FE', '--format', 'ndjson', '--to', String(T0 + 60_000), '--output', file], env);
+    expect(ndjson.code).toBe(0);
+    expect(ndjson.stderr).toMatch(/wrote .*out\.ndjson/);
+    expect(readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual([
+      { time: '2026-11-01T08:00:00.000Z', when: T0, serial: 'C0FE', type: 'keepalive:voltagetemp', temperature_c: 21.5, voltage_mv: 3300, signal_dbm: -120, station: '1A2B', frame: '000300189167' },
+    ]);
+  });
+
+  it('says what is wrong: an unknown module, a reversed range, an unknown format', async () => {
+    const unknown = await snsr(['export', '--module', 'FFFF'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/module FFFF is not in the catalog/);
+    const reversed = await snsr(['export', '--module', 'C0FE', '--from', '2026-12-01', '--to', '2026-11-01'], env);
+    expect(reversed.code).toBe(1);
+    expect(reversed.stderr).toMatch(/from \(2026-12-01T00:00:00.000Z\) must not be after to/);
+    const format = await snsr(['export', '--module', 'C0FE', '--format', 'xlsx'], env);
+    expect(format.code).toBe(2);
+    expect(format.stderr).toMatch(/Allowed choices are csv, ndjson/);
+  });
+});
