@@ -17,7 +17,7 @@ import { CatalogService } from './domain/catalog.js';
 import { ModuleService } from './domain/modules.js';
 import { AppService } from './domain/apps.js';
 import { LabelService } from './domain/label-service.js';
-import { ModuleListService } from './domain/module-list.js';
+import { ModuleListService } from './domain/module-list-service.js';
 import { LabelsRepository } from './storage/labels-repository.js';
 import { ModuleListRepository } from './storage/module-list-repository.js';
 import { IngestService } from './ingest/ingest-service.js';
