@@ -65,6 +65,13 @@ export interface Config {
     resetExpiryMinutes: number;
     auditRetentionDays: number;
   };
+  /** Days each kind of uplink data is kept by default (0: forever); owners override per module. */
+  retention: {
+    messagesDays: number;
+    rawDays: number;
+    /** Ended alerts; open ones are kept whatever their age. */
+    alertsDays: number;
+  };
   email: {
     /** `smtp://user:pass@host:587` or `smtps://…`; unset: no email (no sign-up, no password reset). */
     smtpUrl: string | undefined;
@@ -267,6 +274,11 @@ export function loadConfig(env: Env = process.env): Config {
     delivery: deliverySettings(env),
     publicUrl,
     accounts: accountSettings(env, smtpUrl, publicUrl),
+    retention: {
+      messagesDays: integer(env, 'SNSR_RETENTION_MESSAGES_DAYS', 0, 0, 36_500),
+      rawDays: integer(env, 'SNSR_RETENTION_RAW_DAYS', 0, 0, 36_500),
+      alertsDays: integer(env, 'SNSR_RETENTION_ALERTS_DAYS', 0, 0, 36_500),
+    },
     email: { smtpUrl, from: env.SNSR_MAIL_FROM || 'snsr <snsr@localhost>' },
     limits: limitSettings(env),
   };

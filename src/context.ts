@@ -45,6 +45,9 @@ import { ExportService } from './lifecycle/export-service.js';
 import { ExportRepository } from './storage/export-repository.js';
 import { startAccountPruner } from './lifecycle/account-pruner.js';
 import type { Pruner } from './lifecycle/account-pruner.js';
+import { startRetentionPruner } from './lifecycle/retention-pruner.js';
+import { RetentionService } from './domain/retention.js';
+import { RetentionRepository } from './storage/retention-repository.js';
 import { AlertService } from './domain/alerts.js';
 import type { Alert } from './domain/alerts.js';
 import { Metrics } from './monitoring/metrics.js';
@@ -111,6 +114,8 @@ export interface Context {
   devices: DeviceService;
   /** Decoded messages as CSV or NDJSON downloads, streamed. */
   exports: ExportService;
+  /** Owners' retention choices per module, over the operator's defaults. */
+  retention: RetentionService;
   /** Alerts of watched devices: listing and acknowledging. */
   alerts: AlertService;
   /** Redis, when `SNSR_REDIS_URL` is set: rate-limit counters every process shares. */
@@ -125,7 +130,10 @@ export interface Context {
   startMqtt(options?: { settleMs?: number; pollMs?: number }): MqttBridge | undefined;
   /** Starts the lost-contact watchdog (it runs on whichever process holds its lease); `close()` stops it. */
   startWatchdog(options?: { now?: () => number; owner?: string }): Watchdog;
-  /** Starts the background pruning of audit entries, ended sessions and expired links; `close()` stops it. */
+  /**
+   * Starts the background pruning of audit entries, ended sessions and expired links, and of
+   * messages, raw messages and ended alerts past their retention; `close()` stops it.
+   */
   startMaintenance(): Pruner;
   close(): Promise<void>;
 }
@@ -224,6 +232,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     ingest,
     portalSimulator: new PortalSimulator(modules, ingest, repositories.messages),
     devices,
+    retention: new RetentionService(new RetentionRepository(storage.db), modules, config.retention),
     exports: new ExportService(new ExportRepository(storage.db), { devices, modules, apps, moduleBySerial: (serial) => repositories.modules.bySerial(serial) }),
     alerts: new AlertService(new AlertsRepository(storage.db), {
       moduleBySerial: (serial) => repositories.modules.bySerial(serial),
@@ -264,6 +273,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     startMaintenance: () => {
       const pruner = startAccountPruner({ audit, sessions, signups, resets }, log, { auditRetentionMs: settings.auditRetentionDays * 86_400_000 });
       pruners.push(pruner);
+      pruners.push(startRetentionPruner(new RetentionRepository(storage.db), config.retention, log).start());
       // Ended rate-limit windows are only read as "no window": forgotten each minute.
       const prune = () => void rateLimits.prune().catch((error: unknown) => log.warn({ err: error }, 'pruning rate-limit counters failed'));
       timers.push(setInterval(prune, 60_000).unref());

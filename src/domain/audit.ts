@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   'module.rekey',
   'module.label',
   'module.tag',
+  'module.retention',
   'app.create',
   'app.update',
   'app.delete',

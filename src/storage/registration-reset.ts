@@ -39,6 +39,7 @@ const FRESH_DEVICE = {
  */
 export async function resetRegistration(trx: Kysely<Database>, serial: string): Promise<void> {
   await trx.deleteFrom('alerts').where('module_serial', '=', serial).execute();
+  await trx.deleteFrom('module_retention').where('module_serial', '=', serial).execute();
   await trx.deleteFrom('messages').where('module_serial', '=', serial).execute();
   await trx.deleteFrom('raw_messages').where('module_serial', '=', serial).execute();
   await trx.deleteFrom('devices').where('module_serial', '=', serial).where('idx', '>', 0).execute();

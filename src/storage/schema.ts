@@ -22,6 +22,7 @@ export interface Database {
   signups: SignupsTable;
   password_resets: PasswordResetsTable;
   alerts: AlertsTable;
+  module_retention: ModuleRetentionTable;
   alert_settings: AlertSettingsTable;
   leases: LeasesTable;
   rate_limits: RateLimitsTable;
@@ -277,6 +278,13 @@ export interface LeasesTable {
   name: string;
   owner: string;
   until_ms: number;
+}
+
+/** An owner's override of how long a module's data is kept; NULL: the operator's default. */
+export interface ModuleRetentionTable {
+  module_serial: string;
+  messages_days: number | null;
+  raw_days: number | null;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -28,6 +28,7 @@ import { streamRoutes } from './developers/stream.js';
 const developerQuotaKey = (request: FastifyRequest) =>
   `developer:${request.account.id}${request.credential.kind === 'key' ? `:key:${request.credential.keyId}` : ''}`;
 import { exportRoutes } from './developers/export.js';
+import { retentionRoutes } from './developers/retention.js';
 
 /** The one place routes are registered; each folder is a URL prefix with its own auth hook. */
 export async function registerRoutes(app: Server, context: Context): Promise<void> {
@@ -50,6 +51,7 @@ export async function registerRoutes(app: Server, context: Context): Promise<voi
       await alertRoutes(scope, context);
       await streamRoutes(scope, context);
       await exportRoutes(scope, context);
+      await retentionRoutes(scope, context);
     },
     { prefix: '/iot/developers' },
   );
