@@ -41,7 +41,9 @@ export interface ClaimRequest {
 export function databaseNow(capabilities: Capabilities): RawBuilder<number> {
   return capabilities.dialect === 'postgres'
     ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`
-    : sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
+    : // SQLite keeps 'now' in whole milliseconds; rounding undoes the Julian-day float's error, which
+      // truncated to a millisecond before the process's own clock about a third of the time.
+      sql<number>`cast(round((julianday('now') - 2440587.5) * 86400000) as integer)`;
 }
 
 // Claims take one PostgreSQL advisory lock (key pair: "snsr", 1) for their transaction, so the

@@ -33,8 +33,12 @@ end
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) * 2)
 return kept`;
 
-/** Room between a slot's expiry in Redis and this worker's own idea of it (clock rates, latency). */
-const MARGIN_MS = 1000;
+/**
+ * Room between a slot's expiry in Redis and this worker's own idea of it (clock rates, latency): at
+ * most a second, and at most a quarter of the time to live, so that what the worker counts as held
+ * always outlasts the interval between renewals (a third of it) by a good margin.
+ */
+const margin = (ttlMs: number) => Math.min(1000, ttlMs / 4);
 
 interface Held {
   members: string[];
@@ -79,7 +83,7 @@ export class RedisSlots implements AppSlots {
       const added = Number(await this.redis.eval(ACQUIRE, 1, key(appId), this.limit, this.ttlMs, ...candidates));
       if (added > 0) {
         // Those already held expire on their own schedule: the set is valid until the earliest.
-        const validUntil = asked + this.ttlMs - MARGIN_MS;
+        const validUntil = asked + this.ttlMs - margin(this.ttlMs);
         mine.validUntil = mine.members.length > 0 ? Math.min(mine.validUntil, validUntil) : validUntil;
         mine.members.push(...candidates.slice(0, added));
         this.held_.set(appId, mine);
@@ -109,7 +113,7 @@ export class RedisSlots implements AppSlots {
         const kept = (await this.redis.eval(RENEW, 1, key(appId), this.ttlMs, ...mine.members)) as string[];
         if (this.held_.get(appId) !== mine) continue;
         mine.members = mine.members.filter((member) => kept.includes(member));
-        mine.validUntil = asked + this.ttlMs - MARGIN_MS;
+        mine.validUntil = asked + this.ttlMs - margin(this.ttlMs);
         if (mine.members.length === 0) this.held_.delete(appId);
       } catch (error) {
         this.onError(error);

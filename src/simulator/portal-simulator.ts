@@ -50,13 +50,16 @@ export class PortalSimulator {
     const result = await this.ingest.receive({
       device: module.serial,
       time: Math.floor(Date.now() / 1000),
+      // The frame's own counter wraps after 16: the sequence number keeps a burst of simulations in
+      // one second apart (uplink identity); simulated uplinks move no counter, so it counts no loss.
+      seqNumber: count % 4096,
       data,
       lat: latitude,
       lng: longitude,
       simulated: true,
     });
     const row = result.messageId === undefined ? undefined : await this.messages.byId(result.messageId);
-    // Only the same frame in the same second (uplink identity) makes no message.
+    // Only the same sequence number in the same second (uplink identity) makes no message.
     if (!row || result.device === undefined) throw conflict(`the simulated ${type} uplink of ${module.serial} (${data}) was just received: send it again`);
     return presentMessage(row, result.device);
   }

@@ -55,7 +55,12 @@ describe.each(dialects)('delivery worker lifecycle (%s)', (dialect) => {
     await fixture.createApp(receiver.url);
     await fixture.message();
     const queue = new DeliveryQueue(fixture.db, fixture.app.context.storage.capabilities);
-    const claimed = await queue.claim({ owner: 'dead-worker', leaseMs: 600, limit: 10, perAppLimit: 4, allowance: () => 10 });
+    // Due at its enqueue time on this process's clock; the claim reads the database's, which may be a
+    // millisecond behind it: claim once it is due there.
+    const claimed = await eventually(
+      () => queue.claim({ owner: 'dead-worker', leaseMs: 600, limit: 10, perAppLimit: 4, allowance: () => 10 }),
+      (rows) => rows.length > 0,
+    );
     expect(claimed).toHaveLength(1);
     const leased = await fixture.delivery(claimed[0]!.id);
     expect(leased).toMatchObject({ lease_owner: 'dead-worker', lease_until: claimed[0]!.lease.until, attempts: 1 });
