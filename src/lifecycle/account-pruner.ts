@@ -3,6 +3,8 @@ import type { AuditService } from '../domain/audit.js';
 import type { SessionService } from '../domain/sessions.js';
 import type { SignupsRepository } from '../storage/signups-repository.js';
 import type { PasswordResetsRepository } from '../storage/password-resets-repository.js';
+import { backgroundJob } from './background-job.js';
+import type { BackgroundJob } from './background-job.js';
 
 export interface PrunerOptions {
   auditRetentionMs: number;
@@ -12,13 +14,7 @@ export interface PrunerOptions {
   intervalMs?: number;
 }
 
-export interface Pruner {
-  /** One full round: deletes everything due, batch by batch, yielding between batches. */
-  runOnce(): Promise<Record<string, number>>;
-  stop(): Promise<void>;
-}
-
-const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
+export type Pruner = BackgroundJob<Record<string, number>>;
 
 /**
  * Background clean-up of what accounts leave behind: audit entries past their retention, ended
@@ -37,44 +33,13 @@ export function startAccountPruner(
     ['sign-ups', () => parts.signups.deleteExpired(Date.now(), batch)],
     ['password reset links', () => parts.resets.deleteExpired(Date.now(), batch)],
   ];
-  let stopped = false;
-  let running: Promise<Record<string, number>> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-
-  const round = async () => {
-    const deleted: Record<string, number> = {};
-    for (const [name, task] of tasks) {
-      deleted[name] = 0;
-      for (;;) {
-        if (stopped) return deleted;
-        const count = await task();
-        deleted[name] += count;
-        if (count < batch) break;
-        await yieldToEventLoop();
-      }
-    }
-    if (Object.values(deleted).some((count) => count > 0)) log.info({ deleted }, 'pruned account data');
-    return deleted;
-  };
-  const runOnce = () => {
-    running ??= round().finally(() => (running = undefined));
-    return running;
-  };
-  const schedule = (delay: number) => {
-    timer = setTimeout(() => {
-      runOnce()
-        .catch((error: unknown) => log.error({ err: error }, 'pruning account data failed'))
-        .finally(() => !stopped && schedule(options.intervalMs ?? 3_600_000));
-    }, delay);
-    timer.unref();
-  };
-  schedule(10_000);
-  return {
-    runOnce,
-    stop: async () => {
-      stopped = true;
-      clearTimeout(timer);
-      await running?.catch(() => undefined);
+  return backgroundJob(
+    async ({ drain }) => {
+      const deleted: Record<string, number> = {};
+      for (const [name, task] of tasks) deleted[name] = await drain(task);
+      if (Object.values(deleted).some((count) => count > 0)) log.info({ deleted }, 'pruned account data');
+      return deleted;
     },
-  };
+    { name: 'pruning account data', log, batch, intervalMs: options.intervalMs },
+  ).start();
 }
