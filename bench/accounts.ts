@@ -2,75 +2,25 @@
 // with the account token, a named API key, a dashboard session cookie and email:password (scrypt,
 // then the verified-pair cache), beside a constant route on the same server (the HTTP floor), on
 // SQLite and PostgreSQL. The server runs in this process; the load comes from a forked one.
-import { fork } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { Agent, get } from 'node:http';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { cpus, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { buildServer } from '../src/http/server.js';
 import { benchDatabase } from '../test/helpers/scratch-database.js';
+import { fmt, forkLoadGenerator, median, percentile } from './lib/closed-loop.js';
+import type { LoadJob, LoadResult } from './lib/closed-loop.js';
 
 const CONNECTIONS = 8;
 const ROUNDS = 5;
 const ROUND_MS = 1500;
 const WARMUP_MS = 1000;
 
-interface Job {
-  port: number;
-  path: string;
-  headers: OutgoingHttpHeaders;
-  durationMs: number;
-}
-interface Result {
-  requests: number;
-  errors: number;
-  seconds: number;
-  latenciesMs: number[];
-}
-
-/** The load generator (forked): keep-alive connections, each sending its next request at once. */
-function load(job: Job): Promise<Result> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const latenciesMs: number[] = [];
-  let errors = 0;
-  const start = performance.now();
-  const deadline = start + job.durationMs;
-  const one = (): Promise<void> =>
-    new Promise((resolve) => {
-      const sent = performance.now();
-      const request = get({ host: '127.0.0.1', port: job.port, path: job.path, agent, headers: job.headers }, (response) => {
-        response.resume();
-        response.on('end', () => {
-          if (response.statusCode === 200) latenciesMs.push(performance.now() - sent);
-          else errors++;
-          resolve();
-        });
-      });
-      request.on('error', () => (errors++, resolve()));
-    });
-  const connection = async () => {
-    while (performance.now() < deadline) await one();
-  };
-  return Promise.all(Array.from({ length: CONNECTIONS }, connection)).then(() => {
-    agent.destroy();
-    return { requests: latenciesMs.length, errors, seconds: (performance.now() - start) / 1000, latenciesMs };
-  });
-}
-
-if (process.argv.includes('--accounts-load-generator')) {
-  process.on('message', (job: Job) => void load(job).then((result) => process.send!(result)));
-}
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
-const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+type Job = Pick<LoadJob, 'port' | 'path' | 'headers' | 'durationMs'>;
 const row = (cells: string[]): string => cells.map((c, i) => (i < 2 ? c.padEnd([9, 34][i]!) : c.padStart(10))).join('');
 
-async function benchDialect(dialect: 'sqlite' | 'postgres', ask: (job: Job) => Promise<Result>): Promise<void> {
+async function benchDialect(dialect: 'sqlite' | 'postgres', ask: (job: Job) => Promise<LoadResult>): Promise<void> {
   const target = await benchDatabase(dialect);
   if (!target) return;
   const context = await createContext(loadConfig({ SNSR_DATABASE_URL: target.url, SNSR_SECRET: 'bench-secret', LOG_LEVEL: 'silent' }), { log: pino({ level: 'silent' }) });
@@ -118,12 +68,8 @@ async function benchDialect(dialect: 'sqlite' | 'postgres', ask: (job: Job) => P
 }
 
 export async function run(): Promise<void> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--accounts-load-generator'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const ask = (job: Job): Promise<Result> =>
-    new Promise((resolve) => {
-      child.once('message', (result: Result) => resolve(result));
-      child.send(job);
-    });
+  const generator = forkLoadGenerator();
+  const ask = (job: Job) => generator.ask({ ...job, connections: CONNECTIONS });
   try {
     console.log(`node ${process.version}, ${cpus().length} cores; server in this process, load from a second one over ${CONNECTIONS} keep-alive connections`);
     console.log(`each figure the median of ${ROUNDS} interleaved rounds × ${ROUND_MS / 1000} s; machine load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
@@ -132,6 +78,6 @@ export async function run(): Promise<void> {
     await benchDialect('postgres', ask);
     console.log(`machine load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   } finally {
-    child.kill();
+    generator.close();
   }
 }

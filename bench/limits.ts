@@ -3,12 +3,7 @@
 // database in this process — one with every limit on (connection deadlines and cap, load shedding,
 // request quotas counted but never reached, JSON depth checks), one with the per-request ones off
 // (no shedding, no quotas) — in interleaved rounds from a forked load generator; ratio printed.
-import { fork } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { Agent, request as httpRequest } from 'node:http';
-import type { OutgoingHttpHeaders } from 'node:http';
 import { cpus, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import type { Limits } from '../src/config.js';
@@ -16,72 +11,15 @@ import { createContext } from '../src/context.js';
 import type { Context } from '../src/context.js';
 import { buildServer } from '../src/http/server.js';
 import { benchDatabase } from '../test/helpers/scratch-database.js';
+import { benchUplink, fmt, forkLoadGenerator, median, percentile } from './lib/closed-loop.js';
+import type { LoadJob } from './lib/closed-loop.js';
 
 const CONNECTIONS = 8;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const ROUND_MS = 1500;
 const WARMUP_MS = 1000;
-const T0 = 1_700_000_000;
 
-interface Job {
-  port: number;
-  method: 'GET' | 'POST';
-  path: string;
-  headers: OutgoingHttpHeaders;
-  /** For POST: a new uplink per request (its sequence number from `seqStart` on). */
-  seqStart: number;
-  durationMs: number;
-}
-interface Result {
-  requests: number;
-  errors: number;
-  seconds: number;
-  latenciesMs: number[];
-}
-
-const uplink = (seq: number) =>
-  JSON.stringify({ device: 'C0FE', time: T0 + seq, data: '020300189167', seqNumber: seq % 4096, station: '1A2B', rssi: -120.5, snr: 12.25, avgSnr: 11.5, lat: 45, lng: 5, duplicate: false, ack: false });
-
-/** The load generator (forked): keep-alive connections, each sending its next request at once. */
-function load(job: Job): Promise<Result> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const latenciesMs: number[] = [];
-  let errors = 0;
-  let seq = job.seqStart;
-  const start = performance.now();
-  const deadline = start + job.durationMs;
-  const one = (): Promise<void> =>
-    new Promise((resolve) => {
-      const sent = performance.now();
-      const body = job.method === 'POST' ? uplink(seq++) : undefined;
-      const headers = body ? { ...job.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : job.headers;
-      const request = httpRequest({ host: '127.0.0.1', port: job.port, method: job.method, path: job.path, agent, headers }, (response) => {
-        response.resume();
-        response.on('end', () => {
-          if (response.statusCode === 200) latenciesMs.push(performance.now() - sent);
-          else errors++;
-          resolve();
-        });
-      });
-      request.on('error', () => (errors++, resolve()));
-      request.end(body);
-    });
-  const connection = async () => {
-    while (performance.now() < deadline) await one();
-  };
-  return Promise.all(Array.from({ length: CONNECTIONS }, connection)).then(() => {
-    agent.destroy();
-    return { requests: latenciesMs.length, errors, seconds: (performance.now() - start) / 1000, latenciesMs };
-  });
-}
-
-if (process.argv.includes('--limits-load-generator')) {
-  process.on('message', (job: Job) => void load(job).then((result) => process.send!(result)));
-}
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
-const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+type Job = Omit<LoadJob, 'connections'>;
 const row = (cells: string[]): string => cells.map((c, i) => (i < 2 ? c.padEnd([12, 24][i]!) : c.padStart(10))).join('');
 
 /** The same context with other limits: both servers share the database, caches and services. */
@@ -90,12 +28,8 @@ const withLimits = (context: Context, limits: Partial<Limits>): Context => ({ ..
 export async function run(): Promise<void> {
   const target = await benchDatabase('sqlite');
   if (!target) return;
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--limits-load-generator'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const ask = (job: Job): Promise<Result> =>
-    new Promise((resolve) => {
-      child.once('message', (result: Result) => resolve(result));
-      child.send(job);
-    });
+  const generator = forkLoadGenerator();
+  const ask = (job: Job) => generator.ask({ ...job, connections: CONNECTIONS });
   const context = await createContext(loadConfig({ SNSR_DATABASE_URL: target.url, SNSR_SECRET: 'bench-secret', SNSR_NETWORK_TOKEN: 'bench-network', LOG_LEVEL: 'silent' }), {
     log: pino({ level: 'silent' }),
   });
@@ -114,7 +48,7 @@ export async function run(): Promise<void> {
     }
     // Some history to read.
     let seq = 0;
-    for (; seq < 200; seq++) await context.ingest.receive(JSON.parse(uplink(seq)) as never);
+    for (; seq < 200; seq++) await context.ingest.receive(JSON.parse(benchUplink(seq)) as never);
     const paths: [string, Omit<Job, 'port' | 'durationMs' | 'seqStart'>][] = [
       ['uplink (new each time)', { method: 'POST', path: '/network/sigfox/uplink', headers: { authorization: 'Bearer bench-network' } }],
       ['history.json?amount=20', { method: 'GET', path: '/iot/devices/msgs/history.json?amount=20', headers: { 'x-snsr-device-key': token } }],
@@ -156,7 +90,7 @@ export async function run(): Promise<void> {
     await limited.close();
     await unlimited.close();
   } finally {
-    child.kill();
+    generator.close();
     await context.close();
     await target.drop();
   }
