@@ -25,6 +25,9 @@ import { PortalSimulator } from './simulator/portal-simulator.js';
 import { legacyDate } from './wire/legacy-date.js';
 import { DeliveryService } from './domain/deliveries.js';
 import { DeliveriesRepository } from './delivery/deliveries-repository.js';
+import { WebhookService } from './domain/webhooks.js';
+import { WebhookLogRepository } from './delivery/webhook-log-repository.js';
+import { TestCallbackSender } from './delivery/test-callback.js';
 import { createDeliveryWorker } from './delivery/create-delivery-worker.js';
 import type { DeliveryWorker, WorkerOptions } from './delivery/delivery-worker.js';
 import { VERSION } from './version.js';
@@ -109,6 +112,8 @@ export interface Context {
   /** The original portal's simulator: simulation objects in, simulated uplinks through ingest. */
   portalSimulator: PortalSimulator;
   deliveries: DeliveryService;
+  /** Webhook health per app, test callbacks, bulk retry of failed deliveries. */
+  webhooks: WebhookService;
   /** Starts a callback delivery worker on this context; `close()` stops it first. */
   startWorker(options?: WorkerOptions & { timeoutMs?: number }): DeliveryWorker;
   devices: DeviceService;
@@ -211,6 +216,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     },
   });
   const devices = new DeviceService(secret, repositories, modules);
+  const deliveryLog = new DeliveriesRepository(storage.db);
   return {
     config,
     log,
@@ -243,7 +249,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
     streams,
     redis,
     rateLimits,
-    deliveries: new DeliveryService(new DeliveriesRepository(storage.db), repositories.apps),
+    deliveries: new DeliveryService(deliveryLog, repositories.apps),
+    webhooks: new WebhookService(
+      new WebhookLogRepository(storage.db),
+      { owned: (accountId, appId) => repositories.apps.owned(accountId, appId), exists: (appId) => deliveryLog.appExists(appId) },
+      new TestCallbackSender({ timeoutMs: config.delivery.timeoutMs, allowPrivate: config.delivery.allowPrivateTargets, userAgent: `snsr/${VERSION}` }),
+    ),
     startWorker: (workerOptions = {}) => {
       const worker = createDeliveryWorker(storage, config, log, { ...workerOptions, userAgent: `snsr/${VERSION}`, redis });
       workers.push(worker);

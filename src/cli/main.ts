@@ -9,6 +9,7 @@ import { decodeCommand } from './commands/decode.js';
 import { simulateCommand } from './commands/simulate.js';
 import { workerCommand } from './commands/worker.js';
 import { deliveriesCommand } from './commands/deliveries.js';
+import { appsCommand } from './commands/apps.js';
 import { keysCommand } from './commands/keys.js';
 import { alertsCommand } from './commands/alerts.js';
 import { backupCommand } from './commands/backup.js';
@@ -35,6 +36,7 @@ const program = new Command('snsr')
   .addCommand(decodeCommand())
   .addCommand(simulateCommand())
   .addCommand(workerCommand())
+  .addCommand(appsCommand())
   .addCommand(deliveriesCommand())
   .addCommand(alertsCommand())
   .addCommand(backupCommand())

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { Capabilities } from '../storage/capabilities.js';
 import type { Database } from '../storage/schema.js';
@@ -10,10 +11,24 @@ export type { ClaimRequest, ClaimedDelivery, Lease } from './delivery-claims.js'
  * What one send did to a delivery. `attempts` is what the row keeps: the claim's count, or one less
  * when nothing was sent after all. A retry is due `retryInMs` from now on the database clock.
  */
-export type Completion =
+export type Completion = (
   | { status: 'delivered'; attempts: number; statusCode: number }
   | { status: 'pending'; attempts: number; statusCode: number | null; error: string; retryInMs: number }
-  | { status: 'failed'; attempts: number; statusCode: number | null; error: string };
+  | { status: 'failed'; attempts: number; statusCode: number | null; error: string }
+) & {
+  /** How long the request took (the webhook health's latency); absent when nothing was sent. */
+  latencyMs?: number;
+};
+
+/**
+ * Each delivered row's own latency in the one statement of its group: `CASE id WHEN … THEN … END`,
+ * integers written out (both values are numbers this process computed).
+ */
+function latencyCases(latencies: Map<number, number>) {
+  if (latencies.size === 0) return null;
+  const cases = [...latencies].map(([id, ms]) => sql`when ${sql.lit(Math.trunc(id))} then ${sql.lit(Math.round(ms))}`);
+  return sql<number | null>`case id ${sql.join(cases, sql` `)} else null end`;
+}
 
 export interface LeasedItem {
   id: number;
@@ -51,18 +66,21 @@ export class DeliveryQueue {
     return this.db.transaction().execute(async (trx) => {
       const recorded = new Set<number>();
       // The common case, one statement per claim and status code (a batch holds a few claims).
-      const delivered = new Map<string, { lease: Lease; statusCode: number; ids: number[] }>();
+      const delivered = new Map<string, { lease: Lease; statusCode: number; ids: number[]; latencies: Map<number, number> }>();
       for (const { id, lease, completion } of items) {
         if (completion.status !== 'delivered') continue;
         const key = `${lease.owner}\n${lease.until}\n${completion.statusCode}`;
-        const group = delivered.get(key) ?? { lease, statusCode: completion.statusCode, ids: [] };
+        const group = delivered.get(key) ?? { lease, statusCode: completion.statusCode, ids: [], latencies: new Map<number, number>() };
         group.ids.push(id);
+        if (completion.latencyMs !== undefined) group.latencies.set(id, completion.latencyMs);
         delivered.set(key, group);
       }
-      for (const { lease, statusCode, ids } of delivered.values()) {
+      for (const { lease, statusCode, ids, latencies } of delivered.values()) {
         const rows = await this.leased(trx, ids, lease)
           .set({
             status: 'delivered',
+            // Each row its own latency, still in one statement per group.
+            last_latency_ms: latencyCases(latencies),
             last_status_code: statusCode,
             last_error: null,
             // A delivered row keeps the time of its last send here, so pruning walks the (status,
@@ -85,6 +103,7 @@ export class DeliveryQueue {
             attempts: completion.attempts,
             last_status_code: completion.statusCode,
             last_error: completion.error,
+            ...(completion.latencyMs !== undefined && { last_latency_ms: completion.latencyMs }),
             next_attempt_at: completion.status === 'pending' ? eb(databaseNow(this.capabilities), '+', completion.retryInMs) : now,
             lease_owner: null,
             lease_until: null,

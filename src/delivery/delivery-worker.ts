@@ -326,7 +326,9 @@ export class DeliveryWorker {
       await this.queue.release([delivery]);
       return;
     }
+    const started = performance.now();
     const outcome = await this.sender.send(delivery.callbackUrl, body, headers, signal);
+    const latencyMs = Math.round(performance.now() - started);
     if (outcome.kind === 'aborted') {
       await this.queue.release([delivery]);
       return;
@@ -334,11 +336,11 @@ export class DeliveryWorker {
     const { attempts } = delivery;
     this.stats.sent++;
     let completion: Completion;
-    if (outcome.kind === 'delivered') completion = { status: 'delivered', attempts, statusCode: outcome.statusCode };
-    else if (attempts >= this.settings.maxAttempts) completion = { status: 'failed', attempts, statusCode: outcome.statusCode, error: outcome.error };
+    if (outcome.kind === 'delivered') completion = { status: 'delivered', attempts, statusCode: outcome.statusCode, latencyMs };
+    else if (attempts >= this.settings.maxAttempts) completion = { status: 'failed', attempts, statusCode: outcome.statusCode, error: outcome.error, latencyMs };
     else {
       const retryInMs = retryDelay(attempts, this.settings.backoffMs);
-      completion = { status: 'pending', attempts, statusCode: outcome.statusCode, error: outcome.error, retryInMs };
+      completion = { status: 'pending', attempts, statusCode: outcome.statusCode, error: outcome.error, retryInMs, latencyMs };
     }
     this.stats[completion.status === 'pending' ? 'retrying' : completion.status]++;
     const recorded = await this.results.record(id, lease, completion);

@@ -30,7 +30,9 @@ export const AUDIT_ACTIONS = [
   'app.delete',
   'app.attach',
   'app.detach',
+  'app.test',
   'delivery.retry',
+  'delivery.retry_many',
   'alert.ack',
   'alert.settings',
 ] as const;

@@ -185,6 +185,8 @@ export interface DeliveriesTable {
   lease_owner: string | null;
   last_status_code: number | null;
   last_error: string | null;
+  /** how long the last request took, ms; null before the first */
+  last_latency_ms: number | null;
   created_at: number;
   updated_at: number;
   delivered_at: number | null;

@@ -3,8 +3,9 @@ import { DELIVERY_STATUSES } from '../../domain/deliveries.js';
 import type { Delivery } from '../../domain/deliveries.js';
 import { presentDelivery } from '../../http/presenters/deliveries.js';
 import { withContext } from '../run-with-context.js';
+import { EXIT } from '../exit-code.js';
 
-function positiveInteger(value: string): number {
+export function positiveInteger(value: string): number {
   const number = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) throw new InvalidArgumentError('must be a positive integer');
   return number;
@@ -56,12 +57,25 @@ export function deliveriesCommand(): Command {
     });
   deliveries
     .command('retry')
-    .description('queue a failed delivery again, from its first attempt')
-    .argument('<id>', 'delivery id (the ID column of `deliveries list`)', positiveInteger)
-    .action(async (id: number) => {
+    .description('queue failed deliveries again, from their first attempt: one by id, or every failed one of an app')
+    .argument('[id]', 'delivery id (the ID column of `deliveries list`)', positiveInteger)
+    .option('--app <id>', 'the app whose failed deliveries to queue again (with --all-failed)', positiveInteger)
+    .option('--all-failed', 'every failed delivery of --app')
+    .addHelpText('after', '\nExamples:\n  snsr deliveries retry 42\n  snsr deliveries retry --app 3 --all-failed')
+    .action(async (id: number | undefined, options: { app?: number; allFailed?: boolean }, command: Command) => {
+      const bulk = options.app !== undefined || options.allFailed === true;
+      if (id !== undefined && bulk) command.error('error: give a delivery id, or --app ID --all-failed, not both', { exitCode: EXIT.usage });
+      if (id === undefined && (options.app === undefined || !options.allFailed)) {
+        command.error('error: give a delivery id, or --app ID --all-failed', { exitCode: EXIT.usage });
+      }
       await withContext(async (context) => {
-        const delivery = await context.deliveries.retryAny(id);
-        console.log(`delivery ${delivery.id} (app ${delivery.appId}) queued again; a running worker sends it now`);
+        if (id !== undefined) {
+          const delivery = await context.deliveries.retryAny(id);
+          console.log(`delivery ${delivery.id} (app ${delivery.appId}) queued again; a running worker sends it now`);
+          return;
+        }
+        const requeued = await context.webhooks.retryFailedAny(options.app!, { allFailed: true });
+        console.log(`${requeued} failed deliveries of app ${options.app} queued again; a running worker sends them now`);
       });
     });
   return deliveries;

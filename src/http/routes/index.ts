@@ -10,6 +10,7 @@ import { appRoutes } from './developers/apps.js';
 import { moduleRoutes } from './developers/modules.js';
 import { moduleListRoutes } from './developers/module-list.js';
 import { deliveryRoutes } from './developers/deliveries.js';
+import { webhookRoutes } from './developers/webhooks.js';
 import { decodeRoutes } from './developers/decode.js';
 import { deviceRoutes, legacyDeviceRoutes } from './devices/index.js';
 import { uplinkRoutes } from './network/uplink.js';
@@ -45,6 +46,7 @@ export async function registerRoutes(app: Server, context: Context): Promise<voi
       await moduleRoutes(scope, context);
       await moduleListRoutes(scope, context);
       await deliveryRoutes(scope, context);
+      await webhookRoutes(scope, context);
       await decodeRoutes(scope, context);
       await keyRoutes(scope, context);
       await auditRoutes(scope, context);

@@ -31,7 +31,9 @@ const ACTIONS: Record<string, string> = {
   'app.delete': 'Deleted an app',
   'app.attach': 'Attached modules to an app',
   'app.detach': 'Detached modules from an app',
+  'app.test': 'Sent a test callback',
   'delivery.retry': 'Retried a delivery',
+  'delivery.retry_many': 'Retried failed deliveries',
 };
 
 export function credentialText(entry: AuditEntry): string {
