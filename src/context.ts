@@ -49,6 +49,7 @@ import { ExportRepository } from './storage/export-repository.js';
 import { startAccountPruner } from './lifecycle/account-pruner.js';
 import type { Pruner } from './lifecycle/account-pruner.js';
 import { startRetentionPruner } from './lifecycle/retention-pruner.js';
+import { timePartitions } from './storage/postgres/partition-drops.js';
 import { RetentionService } from './domain/retention.js';
 import { RetentionRepository } from './storage/retention-repository.js';
 import { AlertService } from './domain/alerts.js';
@@ -284,7 +285,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
     startMaintenance: () => {
       const pruner = startAccountPruner({ audit, sessions, signups, resets }, log, { auditRetentionMs: settings.auditRetentionDays * 86_400_000 });
       pruners.push(pruner);
-      pruners.push(startRetentionPruner(new RetentionRepository(storage.db), config.retention, log).start());
+      const partitions = storage.capabilities.dialect === 'postgres' ? timePartitions(storage.db) : undefined;
+      // Months ahead at once, not only at the first pruning round: a start on the last day of a month counts.
+      void partitions?.ensureAhead(Date.now()).catch((error: unknown) => log.warn({ err: error }, 'creating time partitions ahead failed'));
+      pruners.push(startRetentionPruner(new RetentionRepository(storage.db), config.retention, log, { partitions }).start());
       // Ended rate-limit windows are only read as "no window": forgotten each minute.
       const prune = () => void rateLimits.prune().catch((error: unknown) => log.warn({ err: error }, 'pruning rate-limit counters failed'));
       timers.push(setInterval(prune, 60_000).unref());

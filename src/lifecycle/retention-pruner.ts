@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { RetentionRepository, UplinkKind } from '../storage/retention-repository.js';
+import type { TimePartitions } from '../storage/postgres/partition-drops.js';
 import { backgroundJob } from './background-job.js';
 import type { BackgroundJob } from './background-job.js';
 
@@ -11,25 +12,41 @@ export interface RetentionPrunerOptions {
   batch?: number;
   intervalMs?: number;
   now?: () => number;
+  /** PostgreSQL's time partitions (absent on SQLite): each round makes months ahead and drops expired ones whole. */
+  partitions?: TimePartitions;
 }
 
-/** One round prunes everything past its retention, batch by batch, and counts per kind. */
-export type RetentionPruner = BackgroundJob<{ messages: number; raw: number; alerts: number }>;
+/** One round prunes everything past its retention and counts rows per kind, and the partitions dropped whole. */
+export type RetentionPruner = BackgroundJob<{ messages: number; raw: number; alerts: number; partitions: number }>;
 
 /**
  * Deletes messages, raw uplinks and ended alerts past their retention: each module's owner's choice,
  * else the operator's default (0: kept forever). Device counters (`msgs`, `losts`, `alerts`) live on
  * the device rows and are not derived from the deleted rows, so they stay true. Several processes on
  * one PostgreSQL may each run one: they delete the same old rows, which is harmless.
+ *
+ * With time partitions (PostgreSQL), a month whose rows are all past the operator's default and hold
+ * nothing a module's longer choice (or 0, forever) keeps is dropped whole first; the rest goes row by row.
  */
 export function startRetentionPruner(repository: RetentionRepository, defaults: Config['retention'], log: Logger, options: RetentionPrunerOptions = {}): RetentionPruner {
   const batch = options.batch ?? 500;
   const now = options.now ?? Date.now;
   return backgroundJob(
     async ({ drain }) => {
+      let partitions = 0;
+      await options.partitions?.ensureAhead(now());
       const pruneKind = async (kind: UplinkKind, defaultDays: number): Promise<number> => {
         let total = 0;
-        for (const { serial, days } of await repository.overrides(kind)) {
+        const overrides = await repository.overrides(kind);
+        if (options.partitions && defaultDays > 0) {
+          const keepers = overrides
+            .filter(({ days }) => days === 0 || days > defaultDays)
+            .map(({ serial, days }) => ({ serial, since: days === 0 ? Number.MIN_SAFE_INTEGER : now() - days * DAY }));
+          const dropped = await options.partitions.dropExpired(kind, now() - defaultDays * DAY, keepers);
+          partitions += dropped.partitions;
+          total += dropped.rows;
+        }
+        for (const { serial, days } of overrides) {
           // 0: the owner keeps this module's data forever (and the default's sweep leaves it alone).
           if (days === 0) continue;
           total += await drain(() => repository.deleteOlder(kind, now() - days * DAY, batch, serial));
@@ -41,6 +58,7 @@ export function startRetentionPruner(repository: RetentionRepository, defaults: 
         messages: await pruneKind('messages', defaults.messagesDays),
         raw: await pruneKind('raw', defaults.rawDays),
         alerts: defaults.alertsDays > 0 ? await drain(() => repository.deleteEndedAlerts(now() - defaults.alertsDays * DAY, batch)) : 0,
+        partitions,
       };
       if (deleted.messages + deleted.raw + deleted.alerts > 0) log.info({ deleted }, 'pruned data past its retention');
       return deleted;

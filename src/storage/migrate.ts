@@ -9,12 +9,25 @@ import type { Capabilities } from './capabilities.js';
 // migrations/<dialect>/NNNN_name.sql at the package root, reached the same way from src/ and dist/.
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
 
-/** Splits a migration file into statements: each ends with `;` at the end of a line. */
+/**
+ * Splits a migration file into statements: each ends with `;` at the end of a line, outside a
+ * dollar-quoted body (`$$ … $$`, a PostgreSQL function), whose own statements end lines too.
+ */
 function statements(text: string): string[] {
-  return text
-    .split(/;\s*$/m)
-    .map((part) => part.replace(/^\s*--.*$/gm, '').trim())
-    .filter((part) => part.length > 0);
+  const parts: string[] = [];
+  let current: string[] = [];
+  let quoted = false;
+  for (const line of text.split('\n')) {
+    if (!quoted && /^\s*--/.test(line)) continue;
+    current.push(line);
+    if ((line.match(/\$\$/g) ?? []).length % 2 === 1) quoted = !quoted;
+    if (!quoted && /;\s*$/.test(line)) {
+      parts.push(current.join('\n').trim().replace(/;$/, ''));
+      current = [];
+    }
+  }
+  parts.push(current.join('\n').trim());
+  return parts.filter((part) => part.length > 0);
 }
 
 class SqlFileProvider implements MigrationProvider {

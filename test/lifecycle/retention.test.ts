@@ -40,7 +40,7 @@ describe.each(dialects)('retention pruning (%s)', (dialect) => {
 
   it('keeps everything while every retention is 0 (forever)', async () => {
     const pruner = startRetentionPruner(new RetentionRepository(app.context.storage.db), { messagesDays: 0, rawDays: 0, alertsDays: 0 }, silent);
-    expect(await pruner.runOnce()).toEqual({ messages: 0, raw: 0, alerts: 0 });
+    expect(await pruner.runOnce()).toEqual({ messages: 0, raw: 0, alerts: 0, partitions: 0 });
     expect(await count('messages', 'C0FE')).toBe(4);
   });
 
@@ -53,13 +53,13 @@ describe.each(dialects)('retention pruning (%s)', (dialect) => {
 
     const pruner = startRetentionPruner(repository, { messagesDays: 30, rawDays: 30, alertsDays: 30 }, silent, { batch: 2 });
     // C0FE: 3 old messages and 3 old raw messages; 0ACE: its raw ones only (messages kept a year).
-    expect(await pruner.runOnce()).toEqual({ messages: 3, raw: 6, alerts: 0 });
+    expect(await pruner.runOnce()).toEqual({ messages: 3, raw: 6, alerts: 0, partitions: 0 });
     expect(await count('messages', 'C0FE')).toBe(1);
     expect(await count('raw_messages', 'C0FE')).toBe(1);
     expect(await count('messages', '0ACE')).toBe(4);
     expect(await count('raw_messages', '0ACE')).toBe(1);
     expect({ c0fe: await counters('C0FE'), ace: await counters('0ACE') }).toEqual(before);
-    expect(await pruner.runOnce()).toEqual({ messages: 0, raw: 0, alerts: 0 });
+    expect(await pruner.runOnce()).toEqual({ messages: 0, raw: 0, alerts: 0, partitions: 0 });
     await pruner.stop();
   });
 });

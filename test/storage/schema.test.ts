@@ -25,7 +25,8 @@ async function columns(storage: Storage): Promise<Column[]> {
   if (storage.capabilities.dialect === 'postgres') {
     const { rows } = await sql<{ table: string; column: string; type: string; nullable: string }>`
       select table_name as "table", column_name as "column", data_type as "type", is_nullable as "nullable"
-      from information_schema.columns where table_schema = 'public' and table_name not like 'kysely_%'`.execute(storage.db);
+      from information_schema.columns where table_schema = 'public' and table_name not like 'kysely_%'
+      and table_name not in (select relname from pg_class where relispartition)`.execute(storage.db);
     return rows.map((r) => ({ table: r.table, column: r.column, type: family(r.type), nullable: r.nullable === 'YES' }));
   }
   const { rows: tables } = await sql<{ name: string }>`
@@ -41,7 +42,8 @@ async function columns(storage: Storage): Promise<Column[]> {
 async function indexes(storage: Storage): Promise<string[]> {
   const query =
     storage.capabilities.dialect === 'postgres'
-      ? sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = 'public' and indexname not like '%_pkey' and indexname not like 'kysely_%' and indexname not like '%_key'`
+      ? sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = 'public' and indexname not like '%_pkey' and indexname not like 'kysely_%' and indexname not like '%_key'
+          and tablename not in (select relname from pg_class where relispartition)`
       : sql<{ name: string }>`select name from sqlite_master where type = 'index' and name not like 'sqlite_%' and name not like 'kysely_%'`;
   return (await query.execute(storage.db)).rows.map((r) => r.name).sort();
 }
