@@ -42,9 +42,16 @@ export class WebhookLogRepository implements WebhookLog {
       .orderBy('id', 'desc')
       .limit(1)
       .executeTakeFirst();
+    const failedTotal = await this.db
+      .selectFrom('deliveries')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('app_id', '=', appId)
+      .where('status', '=', 'failed')
+      .executeTakeFirst();
     const retrying = count(sums?.retrying);
     return {
       counts: { delivered: count(sums?.delivered), failed: count(sums?.failed), retrying, queued: count(sums?.pending) - retrying },
+      failedTotal: count(failedTotal?.n),
       latencies: latencies.map((row) => Number(row.last_latency_ms)),
       lastError: last ? { delivery: last.id, at: new Date(Number(last.updated_at)), statusCode: last.last_status_code, error: last.last_error! } : null,
     };

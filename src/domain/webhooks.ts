@@ -16,6 +16,8 @@ export interface LastError {
 export interface WebhookActivity {
   /** delivered, failed for good, pending after a failed attempt, pending never tried */
   counts: { delivered: number; failed: number; retrying: number; queued: number };
+  /** failed deliveries of the app however old: what "retry all failed" would queue again */
+  failedTotal: number;
   /** the newest requests' latencies in ms, at most the number asked for */
   latencies: number[];
   lastError: LastError | null;

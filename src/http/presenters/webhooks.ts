@@ -10,6 +10,7 @@ export const WebhookHealthSchema = Type.Object({
   failed: Type.Integer({ description: 'deliveries that used every attempt in the window' }),
   retrying: Type.Integer({ description: 'pending after a failed attempt' }),
   queued: Type.Integer({ description: 'pending, not tried yet' }),
+  failed_total: Type.Integer({ description: 'failed deliveries of the app however old (what all_failed retries)' }),
   success_rate: Type.Union([Type.Number(), Type.Null()], { description: 'delivered ÷ (delivered + failed), 0 to 1; null when none ended' }),
   latency_ms: Type.Object({
     p50: IntegerOrNull('median time of a request, ms'),
@@ -33,6 +34,7 @@ export function presentWebhookHealth(health: WebhookHealth) {
     app: health.appId,
     since: health.since.getTime(),
     ...health.counts,
+    failed_total: health.failedTotal,
     success_rate: health.successRate,
     latency_ms: health.latency,
     last_error: lastError && { delivery: lastError.delivery, at: lastError.at.getTime(), status_code: lastError.statusCode, error: lastError.error },

@@ -86,6 +86,7 @@ describe.each(dialects)('webhook health, test callback and bulk retry, through a
       failed: 0,
       retrying: 0,
       queued: 0,
+      failed_total: 0,
       success_rate: null,
       latency_ms: { p50: null, p95: null, samples: 0 },
       last_error: null,
@@ -102,7 +103,7 @@ describe.each(dialects)('webhook health, test callback and bulk retry, through a
     await eventually(statuses, (list) => list.filter((s) => s === 'failed').length === 2);
 
     const body = await health();
-    expect(body).toMatchObject({ delivered: 3, failed: 2, retrying: 0, queued: 0, success_rate: 0.6 });
+    expect(body).toMatchObject({ delivered: 3, failed: 2, retrying: 0, queued: 0, failed_total: 2, success_rate: 0.6 });
     expect(body.latency_ms.samples).toBe(5);
     expect(body.latency_ms.p50).toBeGreaterThanOrEqual(HOLD_MS - 5);
     expect(body.latency_ms.p95).toBeGreaterThanOrEqual(body.latency_ms.p50);
@@ -111,7 +112,7 @@ describe.each(dialects)('webhook health, test callback and bulk retry, through a
 
     // Older than a day: out of the window.
     await fixture.db.updateTable('deliveries').set({ updated_at: Date.now() - 2 * DAY }).where('id', '=', failed.id).execute();
-    expect(await health()).toMatchObject({ delivered: 3, failed: 1, success_rate: 0.75, latency_ms: { samples: 4 } });
+    expect(await health()).toMatchObject({ delivered: 3, failed: 1, failed_total: 2, success_rate: 0.75, latency_ms: { samples: 4 } });
     await fixture.db.updateTable('deliveries').set({ updated_at: Date.now() }).where('id', '=', failed.id).execute();
   });
 
@@ -158,7 +159,7 @@ describe.each(dialects)('webhook health, test callback and bulk retry, through a
     const all = await call('POST', `/iot/developers/apps/${appId}/deliveries/retry.json?all_failed=true`, auth);
     expect(all.json()).toEqual({ requeued: 1 });
     await eventually(statuses, (list) => list.every((s) => s === 'delivered'));
-    expect(await health()).toMatchObject({ delivered: 5, failed: 0, success_rate: 1 });
+    expect(await health()).toMatchObject({ delivered: 5, failed: 0, failed_total: 0, success_rate: 1 });
     expect((await call('POST', `/iot/developers/apps/${appId}/deliveries/retry.json?all_failed=1`, auth)).json()).toEqual({ requeued: 0 });
 
     const audit = await call('GET', '/iot/developers/audit.json', auth);

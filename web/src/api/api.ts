@@ -25,6 +25,8 @@ import type {
   SessionInfo,
   SessionStatus,
   SignupForm,
+  TestCallback,
+  WebhookHealth,
 } from './types';
 
 const DEV = '/iot/developers';
@@ -70,6 +72,11 @@ export const api = {
     request<Delivery[]>(`${DEV}/apps/${id}/deliveries.json`, { query: options }),
   retryDelivery: (id: number, deliveryId: number) =>
     request<Delivery>(`${DEV}/apps/${id}/deliveries/${deliveryId}/retry.json`, { method: 'POST' }),
+  /** Failed deliveries queued again: those in `ids`, or all of the app's. */
+  retryFailed: (id: number, selection: { ids: number[] } | { all_failed: true }) =>
+    request<{ requeued: number }>(`${DEV}/apps/${id}/deliveries/retry.json`, { method: 'POST', body: selection }),
+  webhookHealth: (id: number) => request<WebhookHealth>(`${DEV}/apps/health.json`, { query: { id } }),
+  sendTest: (id: number) => request<TestCallback>(`${DEV}/apps/test.json`, { method: 'POST', query: { id } }),
 
   register: (modules: { serial: string; key: string }[]) =>
     request<Registration>(`${DEV}/modules.json`, { method: 'POST', body: modules }),

@@ -137,6 +137,27 @@ export interface Message {
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
+/** An app's callbacks over the last day (GET apps/health.json). */
+export interface WebhookHealth {
+  app: number;
+  since: number;
+  delivered: number;
+  failed: number;
+  retrying: number;
+  queued: number;
+  failed_total: number;
+  success_rate: number | null;
+  latency_ms: { p50: number | null; p95: number | null; samples: number };
+  last_error: { delivery: number; at: number; status_code: number | null; error: string } | null;
+}
+
+export interface TestCallback {
+  ok: boolean;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
 export interface Delivery {
   id: number;
   uuid: string;

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/api';
 import type { Delivery, DeliveryStatus } from '../api/types';
-import { formatRelative, formatTime } from '../format';
+import { formatRelative, formatTime, plural } from '../format';
 import { errorText, useAction, useInterval, useLoad } from '../hooks';
 import { DeliveryBadge } from './badge';
 import { Labelled } from './field';
@@ -26,14 +26,15 @@ function timing(delivery: Delivery): string {
  * The callback deliveries of an app, newest first, refreshed every 5 s. A failed delivery (every
  * attempt used) can be sent again with Retry.
  */
-export function DeliveryLog({ appId, hasCallback }: { appId: number; hasCallback: boolean }) {
+export function DeliveryLog({ appId, hasCallback, revision, onRetried }: { appId: number; hasCallback: boolean; revision: number; onRetried: () => void }) {
   const [status, setStatus] = useState<DeliveryStatus | ''>('');
+  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
   const [more, setMore] = useState(false);
   const log = useLoad(async () => {
     const page = await api.deliveries(appId, { limit: PAGE, ...(status && { status }) });
     setMore(page.length === PAGE);
     return page;
-  }, [appId, status]);
+  }, [appId, status, revision]);
   const items = log.data ?? [];
 
   // Refresh what is shown (all loaded pages at once) without resetting the reader's paging.
@@ -52,6 +53,18 @@ export function DeliveryLog({ appId, hasCallback }: { appId: number; hasCallback
     const page = await api.deliveries(appId, { limit: PAGE, before: last.id, ...(status && { status }) });
     setMore(page.length === PAGE);
     log.set([...items, ...page]);
+  });
+  const toggle = (id: number, on: boolean) => {
+    const next = new Set(selected);
+    if (on) next.add(id);
+    else next.delete(id);
+    setSelected(next);
+  };
+  const retrySelected = useAction(async () => {
+    const { requeued } = await api.retryFailed(appId, { ids: [...selected] });
+    setSelected(new Set());
+    onRetried();
+    return `${plural(requeued, 'failed delivery', 'failed deliveries')} queued again.`;
   });
   const [retryError, setRetryError] = useState<string>();
   const [retrying, setRetrying] = useState<number>();
@@ -84,6 +97,11 @@ export function DeliveryLog({ appId, hasCallback }: { appId: number; hasCallback
               </select>
             )}
           </Labelled>
+          {selected.size > 0 && (
+            <button type="button" class="button small primary" disabled={retrySelected.busy} onClick={() => void retrySelected.run()}>
+              Retry selected ({selected.size})
+            </button>
+          )}
           <button type="button" class="button small" onClick={() => void log.reload()} disabled={log.loading}>
             Refresh
           </button>
@@ -91,7 +109,7 @@ export function DeliveryLog({ appId, hasCallback }: { appId: number; hasCallback
       }
     >
       {!hasCallback && <p class="hint">This app has no callback URL: set one in Settings to receive messages.</p>}
-      <Notice error={log.error ?? older.error ?? retryError} />
+      <Notice error={log.error ?? older.error ?? retryError ?? retrySelected.error} done={retrySelected.done} />
       {log.data && items.length === 0 && <p class="empty">No delivery {status ? `with status ${status}` : 'yet'}.</p>}
       {items.length > 0 && (
         <div class="table-scroll">
@@ -113,8 +131,18 @@ export function DeliveryLog({ appId, hasCallback }: { appId: number; hasCallback
               {items.map((delivery) => (
                 <tr key={delivery.id} data-delivery={delivery.id} data-status={delivery.status}>
                   <td data-label="Delivery">
-                    <div>#{delivery.id}</div>
-                    <div class="hint">message of {formatTime(delivery.when ?? delivery.created)}</div>
+                    {/* One child: on a phone the cell is a grid of its label and this. */}
+                    <div>
+                      {delivery.status === 'failed' ? (
+                        <label class="check">
+                          <input type="checkbox" checked={selected.has(delivery.id)} onChange={(event) => toggle(delivery.id, event.currentTarget.checked)} />#{delivery.id}
+                          <span class="visually-hidden"> selected for retry</span>
+                        </label>
+                      ) : (
+                        <div>#{delivery.id}</div>
+                      )}
+                      <div class="hint">message of {formatTime(delivery.when ?? delivery.created)}</div>
+                    </div>
                   </td>
                   <td data-label="Status">
                     <DeliveryBadge status={delivery.status} />

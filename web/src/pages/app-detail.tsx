@@ -5,6 +5,7 @@ import { AppModules } from '../components/app-modules';
 import { confirmAction } from '../components/confirm';
 import { CopyButton } from '../components/copy-button';
 import { DeliveryLog } from '../components/delivery-log';
+import { WebhookHealthSection } from '../components/webhook-health';
 import { AppForm } from '../components/app-form';
 import { Notice } from '../components/notice';
 import { Page, Section } from '../components/page';
@@ -14,6 +15,9 @@ import { Link, navigate } from '../router';
 export function AppDetailPage({ id }: { id: number }) {
   // The API lists apps; there is no single-app read, and an account has few apps.
   const apps = useLoad(() => api.apps(), [id]);
+  // Bumped when failed deliveries are queued again, so the health and the log both read anew.
+  const [revision, setRevision] = useState(0);
+  const retried = () => setRevision((value) => value + 1);
   const app = apps.data?.find((candidate) => candidate.id === id);
   const remove = useAction(async () => {
     if (!app) return;
@@ -44,7 +48,8 @@ export function AppDetailPage({ id }: { id: number }) {
           <Credentials app={app} />
           <Settings app={app} onSaved={() => void apps.reload()} />
           <AppModules appId={app.id} />
-          <DeliveryLog appId={app.id} hasCallback={app.callbackurl !== undefined} />
+          <WebhookHealthSection appId={app.id} hasCallback={app.callbackurl !== undefined} revision={revision} onRetried={retried} />
+          <DeliveryLog appId={app.id} hasCallback={app.callbackurl !== undefined} revision={revision} onRetried={retried} />
           <Section title="Delete this app" id="app-delete">
             <p>Deleting the app detaches its modules and stops its deliveries.</p>
             <Notice error={remove.error} />

@@ -14,7 +14,7 @@ export function AppsPage() {
         {apps.data && apps.data.length === 0 && <p class="empty">No app yet: create one below.</p>}
         {apps.data && apps.data.length > 0 && (
           <div class="table-scroll">
-            <table>
+            <table class="stackable">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -31,10 +31,14 @@ export function AppsPage() {
                       <Link href={`/apps/${app.id}`}>{app.name || `App ${app.id}`}</Link>
                       {app.description && <div class="hint">{app.description}</div>}
                     </th>
-                    <td>{app.id}</td>
-                    <td class="mono">{app.key}</td>
-                    <td class="break">{app.callbackurl ?? <span class="muted">none</span>}</td>
-                    <td>{app.created}</td>
+                    <td data-label="Id">{app.id}</td>
+                    <td class="mono break" data-label="Key">
+                      {app.key}
+                    </td>
+                    <td class="break" data-label="Callback URL">
+                      {app.callbackurl ?? <span class="muted">none</span>}
+                    </td>
+                    <td data-label="Created">{app.created}</td>
                   </tr>
                 ))}
               </tbody>

@@ -138,7 +138,7 @@ function Result({ result }: { result: Explained }) {
           <p class="empty">No field could be read.</p>
         ) : (
           <div class="table-scroll">
-            <table class="fields">
+            <table class="fields stackable">
               <caption class="visually-hidden">Fields of frame {result.frame}, in frame order</caption>
               <thead>
                 <tr>
@@ -152,11 +152,13 @@ function Result({ result }: { result: Explained }) {
                 {result.fields.map((field, index) => (
                   <tr key={`${field.name}-${index}`}>
                     <th scope="row">{field.name}</th>
-                    <td class="mono" title={`byte ${field.offset}, ${field.bitLength} bits`}>
+                    <td class="mono" data-label="Bits" title={`byte ${field.offset}, ${field.bitLength} bits`}>
                       {field.bits}
                     </td>
-                    <td class="mono break">{field.raw}</td>
-                    <td>{field.meaning}</td>
+                    <td class="mono break" data-label="Raw">
+                      {field.raw}
+                    </td>
+                    <td data-label="Meaning">{field.meaning}</td>
                   </tr>
                 ))}
               </tbody>
