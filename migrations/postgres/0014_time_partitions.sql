@@ -76,13 +76,26 @@ SELECT snsr_partition_by_month('raw_messages', 'time_s', 1);
 SELECT snsr_partition_by_month('messages', 'when_ms', 1000);
 DROP FUNCTION snsr_partition_by_month(text, text, bigint);
 
--- The cascades the dropped foreign keys did, one statement per delete: the trigger's arguments name
--- the table whose rows go with the deleted ones, and its column holding their id.
-CREATE FUNCTION snsr_delete_dependents() RETURNS trigger LANGUAGE plpgsql AS $$
+-- The cascades the dropped foreign keys did, one statement per delete: a message's deliveries go
+-- with it; a raw message's rinfos go with it and its messages forget it (as ON DELETE SET NULL did,
+-- so a copy into a database that checks foreign keys finds no dangling raw_id).
+CREATE FUNCTION snsr_messages_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  EXECUTE format('DELETE FROM %I WHERE %I IN (SELECT id FROM gone)', TG_ARGV[0], TG_ARGV[1]);
+  DELETE FROM deliveries WHERE message_id IN (SELECT id FROM gone);
   RETURN NULL;
 END
 $$;
-CREATE TRIGGER messages_deleted AFTER DELETE ON messages REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION snsr_delete_dependents('deliveries', 'message_id');
-CREATE TRIGGER raw_messages_deleted AFTER DELETE ON raw_messages REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION snsr_delete_dependents('rinfos', 'raw_id');
+CREATE TRIGGER messages_deleted AFTER DELETE ON messages REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION snsr_messages_deleted();
+
+CREATE FUNCTION snsr_raw_messages_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM rinfos WHERE raw_id IN (SELECT id FROM gone);
+  UPDATE messages SET raw_id = NULL WHERE raw_id IN (SELECT id FROM gone);
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER raw_messages_deleted AFTER DELETE ON raw_messages REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION snsr_raw_messages_deleted();
+
+-- Finds the messages of a deleted raw message (above, and on SQLite the foreign key's SET NULL,
+-- which without it reads every message for each raw message deleted).
+CREATE INDEX messages_raw ON messages (raw_id);

@@ -94,6 +94,9 @@ describe.runIf(dialects.includes('postgres'))('time partitions (postgres)', () =
     expect(await count('raw_messages')).toBe(2);
     expect(await count('rinfos')).toBe(2);
     expect(await count('deliveries')).toBe(0);
+    // 0ACE's kept messages forget their dropped raw messages, as ON DELETE SET NULL did.
+    expect(await count('messages', sql`module_serial = '0ACE' and raw_id is null`)).toBe(3);
+    expect(await count('messages', sql`raw_id not in (select id from raw_messages)`)).toBe(0);
     expect({ c0fe: await counters('C0FE'), ace: await counters('0ACE') }).toEqual(before);
     expect(await pruner.runOnce()).toEqual({ messages: 0, raw: 0, alerts: 0, partitions: 0 });
 

@@ -19,11 +19,11 @@ const LOCK_TIMEOUT = '1s';
  * are partitioned by network time but aged by reception time), and no keeper module has a row in it
  * that its own retention keeps. Other partitions, the default one included, are left to the
  * row-batch pruner. Each drop runs in its own transaction that first locks the partition (so no
- * late row slips in between the checks and the drop), deletes the rows that referenced its rows
- * (deliveries, rinfos) and drops it; a lock not had within a second leaves it for the next round.
+ * late row slips in between the checks and the drop), deletes the rows that went with its rows
+ * (deliveries, rinfos), clears references to them (messages.raw_id) and drops it; a lock not had within a second leaves it for the next round.
  */
 export async function dropExpiredPartitions(db: Kysely<Database>, kind: UplinkKind, before: number, keepers: Keeper[]): Promise<{ partitions: number; rows: number }> {
-  const { age, dependents } = PARTITIONED[kind];
+  const { age, dependents, referrers } = PARTITIONED[kind];
   const expired = ((await partitionsOf(db, kind)) ?? []).filter((partition) => partition.to !== undefined && partition.to <= before);
   let partitions = 0;
   let rows = 0;
@@ -43,6 +43,9 @@ export async function dropExpiredPartitions(db: Kysely<Database>, kind: UplinkKi
         }
         const { rows: counted } = await sql<{ n: string }>`select count(*) as n from ${part}`.execute(trx);
         await sql`delete from ${sql.table(dependents.table)} where ${sql.ref(dependents.column)} in (select id from ${part})`.execute(trx);
+        for (const { table, column } of referrers) {
+          await sql`update ${sql.table(table)} set ${sql.ref(column)} = null where ${sql.ref(column)} in (select id from ${part})`.execute(trx);
+        }
         await sql`drop table ${part}`.execute(trx);
         return Number(counted[0]!.n);
       });

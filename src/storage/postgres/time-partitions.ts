@@ -8,12 +8,12 @@ export const MONTHS_AHEAD = 3;
 
 /**
  * The time-partitioned tables (PostgreSQL, migration 0014): the partition key and its unit, the
- * column retention ages rows by, and the rows elsewhere that go with a row (once kept by foreign-key
- * cascades, now by delete triggers, which dropping a partition does not fire).
+ * column retention ages rows by, the rows elsewhere that go with a row, and those that forget it
+ * (once foreign-key cascades, now delete triggers, which dropping a partition does not fire).
  */
 export const PARTITIONED = {
-  messages: { table: 'messages', key: 'when_ms', perSecond: 1000, age: 'when_ms', dependents: { table: 'deliveries', column: 'message_id' } },
-  raw: { table: 'raw_messages', key: 'time_s', perSecond: 1, age: 'received_at', dependents: { table: 'rinfos', column: 'raw_id' } },
+  messages: { table: 'messages', key: 'when_ms', perSecond: 1000, age: 'when_ms', dependents: { table: 'deliveries', column: 'message_id' }, referrers: [] },
+  raw: { table: 'raw_messages', key: 'time_s', perSecond: 1, age: 'received_at', dependents: { table: 'rinfos', column: 'raw_id' }, referrers: [{ table: 'messages', column: 'raw_id' }] },
 } as const satisfies Record<UplinkKind, unknown>;
 
 export interface TimePartition {
