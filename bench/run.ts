@@ -11,6 +11,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   'bulk-work': () => import('./bulk-work.js'),
   'module-list': () => import('./module-list.js'),
   stream: () => import('./stream.js'),
+  lifecycle: () => import('./lifecycle.js'),
 };
 
 const wanted = process.argv.slice(2);
