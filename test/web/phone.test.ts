@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from '../delivery/receiver.js';
 import type { Receiver } from '../delivery/receiver.js';
-import { EMAIL, NETWORK_TOKEN, PASSWORD, chromiumAvailable, launchChromium, openDashboard, screenshot, startServer } from './browser.js';
+import { EMAIL, NETWORK_TOKEN, PASSWORD, SCREENSHOTS, chromiumAvailable, launchChromium, openDashboard, screenshot, startServer } from './browser.js';
 import type { RunningSnsr } from './browser.js';
 
 // Code run inside the page is passed as text: this Node test program has no DOM typings.
@@ -127,6 +127,15 @@ describe.skipIf(!run)('every dashboard page at 390 × 844, and the webhook healt
     expect(await health.getByRole('button', { name: 'Retry all failed (0)' }).isDisabled()).toBe(true);
     await log.locator('tr[data-status="delivered"]').nth(2).waitFor();
     expect(receiver.received.length).toBe(seen + 1 + 3);
+
+    // The same section at desktop width, for the README.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    try {
+      await health.scrollIntoViewIfNeeded();
+      await health.screenshot({ path: `${SCREENSHOTS}/app-health.png`, animations: 'disabled' });
+    } finally {
+      await page.setViewportSize({ width: 390, height: 844 });
+    }
   }, 60_000);
 
   it('every signed-in page fits 390 px, with its key controls on screen', async () => {
