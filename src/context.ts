@@ -20,6 +20,8 @@ import { LabelService } from './domain/label-service.js';
 import { ModuleListService } from './domain/module-list-service.js';
 import { LabelsRepository } from './storage/labels-repository.js';
 import { ModuleListRepository } from './storage/module-list-repository.js';
+import { OverviewService } from './domain/overview.js';
+import { OverviewRepository } from './storage/overview-repository.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { PortalSimulator } from './simulator/portal-simulator.js';
 import { legacyDate } from './wire/legacy-date.js';
@@ -108,6 +110,8 @@ export interface Context {
   labels: LabelService;
   /** The searchable, sortable, paged module list and its bulk actions. */
   moduleList: ModuleListService;
+  /** The developer's landing page: fleet counts, alerts, failing callbacks, uplinks per hour. */
+  overview: OverviewService;
   /** The uplink pipeline: Sigfox callbacks in, raw messages, messages, device state and outbox rows out. */
   ingest: IngestService;
   /** The original portal's simulator: simulation objects in, simulated uplinks through ingest. */
@@ -236,6 +240,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     apps,
     labels: new LabelService(new LabelsRepository(storage.db), modules),
     moduleList: new ModuleListService({ list: new ModuleListRepository(storage.db), apps }),
+    overview: new OverviewService(new OverviewRepository(storage.db), new AlertsRepository(storage.db)),
     ingest,
     portalSimulator: new PortalSimulator(modules, ingest, repositories.messages),
     devices,

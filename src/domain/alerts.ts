@@ -39,6 +39,7 @@ export interface AlertPage {
   /** only alerts with a greater id (a live stream's replay) */
   after?: number;
   open?: boolean;
+  kind?: AlertKind;
 }
 
 export interface AlertQuery {

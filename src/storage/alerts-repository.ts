@@ -96,6 +96,7 @@ export class AlertsRepository {
     if (page.before !== undefined) query = query.where('alerts.id', '<', page.before);
     if (page.after !== undefined) query = query.where('alerts.id', '>', page.after);
     if (page.open) query = query.where('alerts.ended_at', 'is', null);
+    if (page.kind !== undefined) query = query.where('alerts.kind', '=', page.kind);
     const rows = await query.orderBy('alerts.id', 'desc').limit(page.limit).execute();
     return rows.map(toAlert);
   }

@@ -30,6 +30,7 @@ const developerQuotaKey = (request: FastifyRequest) =>
   `developer:${request.account.id}${request.credential.kind === 'key' ? `:key:${request.credential.keyId}` : ''}`;
 import { exportRoutes } from './developers/export.js';
 import { retentionRoutes } from './developers/retention.js';
+import { overviewRoutes } from './developers/overview.js';
 
 /** The one place routes are registered; each folder is a URL prefix with its own auth hook. */
 export async function registerRoutes(app: Server, context: Context): Promise<void> {
@@ -54,6 +55,7 @@ export async function registerRoutes(app: Server, context: Context): Promise<voi
       await streamRoutes(scope, context);
       await exportRoutes(scope, context);
       await retentionRoutes(scope, context);
+      await overviewRoutes(scope, context);
     },
     { prefix: '/iot/developers' },
   );
