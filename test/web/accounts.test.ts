@@ -72,6 +72,9 @@ describe.skipIf(!run)('accounts in the dashboard: sign-up, activation, API keys,
     await page.getByRole('link', { name: 'Sign in' }).click();
     await signInPage().waitFor();
     await signIn(NEWCOMER, password);
+    // Signed in, the overview is the landing page; the name is on My Account.
+    await heading('Overview').waitFor();
+    await page.getByRole('link', { name: 'My Account' }).click();
     await heading('My Account').waitFor();
     await page.getByText('Ada Lovelace').waitFor();
 
@@ -169,7 +172,7 @@ describe.skipIf(!run)('accounts in the dashboard: sign-up, activation, API keys,
     await signIn(NEWCOMER, 'Welcome123');
     await page.getByRole('alert').filter({ hasText: 'The password is not right' }).waitFor();
     await signIn(NEWCOMER, password);
-    await heading('My Account').waitFor();
+    await heading('Overview').waitFor();
 
     await page.goto(reset);
     await page.getByLabel('New password', { exact: true }).fill('Another789');

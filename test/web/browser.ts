@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Kysely } from 'kysely';
 import { snsr, startSnsr } from '../helpers/cli.js';
+import { seedFleet } from '../helpers/fleet.js';
+import { openStorage } from '../../src/storage/storage.js';
+import type { Database } from '../../src/storage/schema.js';
 
 /** Debian's Chromium; `.ci/run` installs it. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -143,4 +147,30 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
+}
+
+/**
+ * A server (load shedding off: a loaded 2-core machine lags past 500 ms, and these suites are about
+ * the pages) with `count` fleet modules of `seedFleet` registered to the test account, straight in
+ * its database; `more` adds rows beside them.
+ */
+export async function startFleetServer(count: number, now: number, more?: (db: Kysely<Database>, accountId: number) => Promise<void>): Promise<RunningSnsr> {
+  const server = await startServer({ SNSR_MAX_EVENT_LOOP_DELAY_MS: '0' });
+  const storage = await openStorage(server.env.SNSR_DATABASE_URL!);
+  try {
+    const { id } = await storage.db.selectFrom('accounts').select('id').where('email', '=', EMAIL).executeTakeFirstOrThrow();
+    await seedFleet(storage.db, id, count, now);
+    await more?.(storage.db, id);
+  } finally {
+    await storage.close();
+  }
+  return server;
+}
+
+/** Signs the test account in on the page open at a dashboard URL (the sign-in form shows there). */
+export async function signIn(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('Email').fill(EMAIL);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
 }

@@ -95,15 +95,16 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
     await page.getByRole('alert').filter({ hasText: 'The password is not right' }).waitFor();
 
     await signIn(page, PASSWORD);
-    await heading('My Account').waitFor();
-    expect(new URL(page.url()).pathname).toBe('/account');
+    // The overview is the landing page.
+    await heading('Overview').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/');
     // The session is an HttpOnly cookie: the page can read neither it nor any stored credential.
     const cookies = await context.cookies(server.url);
     expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([['snsr_session', true, 'Strict']]);
     expect(await page.evaluate<string>('document.cookie')).toBe('');
     expect(await page.evaluate<number>('sessionStorage.length + localStorage.length')).toBe(0);
     await page.reload();
-    await heading('My Account').waitFor();
+    await heading('Overview').waitFor();
 
     const other = await browser.newContext();
     const fresh = await other.newPage();
@@ -113,6 +114,8 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
     await signIn(fresh, PASSWORD);
     await fresh.getByRole('heading', { name: 'My Account', level: 1 }).waitFor();
     await other.close();
+    await page.getByRole('link', { name: 'My Account' }).click();
+    await heading('My Account').waitFor();
   }, 60_000);
 
   it('My Account: copies the token, regenerates it, saves the git alias, changes the password with the policy shown', async () => {
@@ -320,32 +323,34 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
     expect(keepalives).toBeGreaterThan(0);
     await page.locator('.chart canvas').first().waitFor();
     await expect
-      .poll(() => page.locator('.chart [role="img"]').getAttribute('aria-label'), { timeout: 10_000 })
+      .poll(() => page.locator('[aria-labelledby="module-chart"] [role="img"]').getAttribute('aria-label'), { timeout: 10_000 })
       .toMatch(new RegExp(`^Keep-alives of C0FE: ${keepalives} readings, voltage [\\d.]+ to [\\d.]+ V, temperature`));
     expect(await unlabelledControls(page)).toEqual([]);
     await screenshot(page, 'module');
     await screenshot(page, 'module-overview', 1560);
   }, 90_000);
 
-  it('pages back through older messages', async () => {
-    const total = (await server.api<Message[]>('/iot/devices/msgs/history.json?sn=C0FE&amount=1000')).body.length;
+  it('pages through older messages, 25 at a time', async () => {
+    const history = (await server.api<Message[]>('/iot/devices/msgs/history.json?sn=C0FE&amount=1000')).body;
     await page.reload();
     await heading('Module C0FE').waitFor();
     const rows = page.locator('table.messages tbody tr');
-    expect(total).toBeGreaterThan(25);
+    const when = () => rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-when'))));
+    expect(history.length).toBeGreaterThan(25);
     await expect.poll(() => rows.count()).toBe(25);
-    const older = page.getByRole('button', { name: 'Older messages' });
-    // One click per page, each waited for: the button vanishes with the last page, and live
-    // polling may re-render it meanwhile, so never click on a count read earlier.
-    while ((await rows.count()) < total) {
-      const shown = await rows.count();
-      await older.click({ timeout: 10_000 });
-      await expect.poll(() => rows.count(), { timeout: 10_000 }).toBeGreaterThan(shown);
+    const pager = page.getByRole('navigation', { name: 'Pages of messages' });
+    const older = pager.getByRole('button', { name: 'Older messages →' });
+    // Page after page, each waited for, until the oldest message: together the history, newest first.
+    const seen: number[] = [...(await when())];
+    for (let number = 2; !(await older.isDisabled()); number++) {
+      await older.click();
+      await pager.getByText(`Page ${number}`).waitFor();
+      await expect.poll(async () => (await when())[0]).toBeLessThan(seen.at(-1)!);
+      seen.push(...(await when()));
     }
-    expect(await rows.count()).toBe(total);
-    await expect.poll(() => older.count()).toBe(0);
-    const when = await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-when'))));
-    expect(when).toEqual([...when].sort((a, b) => b - a));
+    expect(seen).toEqual(history.map((m) => m.when));
+    await pager.getByRole('button', { name: '← Newer messages' }).click();
+    await expect.poll(async () => (await when()).at(-1)).toBeGreaterThan(seen.at(-1)!);
   }, 60_000);
 
   it('sets the flags of a device: active and watched (also from the keyboard), status and bidir value', async () => {

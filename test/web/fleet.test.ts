@@ -1,8 +1,7 @@
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStorage } from '../../src/storage/storage.js';
-import { fleetModule, seedFleet } from '../helpers/fleet.js';
-import { EMAIL, PASSWORD, chromiumAvailable, launchChromium, openDashboard, screenshot, startServer } from './browser.js';
+import { fleetModule } from '../helpers/fleet.js';
+import { chromiumAvailable, launchChromium, openDashboard, screenshot, signIn, startFleetServer } from './browser.js';
 import type { RunningSnsr } from './browser.js';
 
 const FLEET = 10_000;
@@ -27,17 +26,8 @@ describe.skipIf(!run)('the dashboard with a fleet of 10,000 modules, in Chromium
   const pager = () => page.getByRole('navigation', { name: 'Pages of modules', exact: true });
 
   beforeAll(async () => {
-    // Load shedding answers 503 while the event loop lags 500 ms, which a loaded 2-core machine
-    // reaches (a first page load was refused so under load): this suite is about the pages.
-    server = await startServer({ SNSR_MAX_EVENT_LOOP_DELAY_MS: '0' });
     // Seeded straight into the server's database: 10,000 registrations through HTTP would test nothing more.
-    const storage = await openStorage(server.env.SNSR_DATABASE_URL!);
-    try {
-      const { id } = await storage.db.selectFrom('accounts').select('id').where('email', '=', EMAIL).executeTakeFirstOrThrow();
-      await seedFleet(storage.db, id, FLEET, now);
-    } finally {
-      await storage.close();
-    }
+    server = await startFleetServer(FLEET, now);
     browser = await launchChromium();
     ({ page, errors: pageErrors } = await openDashboard(browser, server.url));
     // Waits are on state, never on time; a loaded 2-core machine may take long to reach it.
@@ -45,10 +35,7 @@ describe.skipIf(!run)('the dashboard with a fleet of 10,000 modules, in Chromium
     page.on('request', (request: Request) => {
       if (new URL(request.url()).pathname.startsWith('/iot/')) apiRequests.push(new URL(request.url()).pathname);
     });
-    await page.goto(`${server.url}/account`);
-    await page.getByLabel('Email').fill(EMAIL);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, `${server.url}/account`);
     await heading('My Account').waitFor();
   }, 180_000);
 

@@ -11,6 +11,7 @@ import { DecoderPage } from './pages/decoder';
 import { KeysPage } from './pages/keys';
 import { ModuleDetailPage } from './pages/module-detail';
 import { ModulesPage } from './pages/modules';
+import { OverviewPage } from './pages/overview';
 import { ForgotPasswordPage, ResetPasswordPage } from './pages/password-reset';
 import { SignIn } from './pages/sign-in';
 import { SignUpPage } from './pages/sign-up';
@@ -20,6 +21,7 @@ import { session } from './session';
 import { errorText } from './hooks';
 
 const TABS = [
+  ['/', 'Overview'],
   ['/account', 'My Account'],
   ['/apps', 'Apps'],
   ['/modules', 'Modules'],
@@ -39,6 +41,7 @@ function publicPage({ path }: Location) {
 
 function route({ path, query }: Location) {
   let match: RegExpExecArray | null;
+  if (path === '/') return <OverviewPage />;
   if (path === '/account') return <AccountPage />;
   if (path === '/apps') return <AppsPage />;
   if ((match = /^\/apps\/(\d+)$/.exec(path))) return <AppDetailPage key={match[1]} id={Number(match[1])} />;
@@ -53,7 +56,7 @@ function route({ path, query }: Location) {
   return (
     <Page title="Page not found">
       <p>
-        There is nothing at <code>{path}</code>. <Link href="/account">Go to My Account</Link>
+        There is nothing at <code>{path}</code>. <Link href="/">Go to the overview</Link>
       </p>
     </Page>
   );
@@ -76,7 +79,7 @@ export function App() {
       .catch((error: unknown) => setBootError(errorText(error)));
   }, []);
   useEffect(() => {
-    if (state.status === 'signed-in' && (location.path === '/' || location.path === '/signin')) navigate('/account', { replace: true });
+    if (state.status === 'signed-in' && location.path === '/signin') navigate('/', { replace: true });
   }, [state.status, location.path]);
   // On a phone the tabs scroll sideways: keep the current one in view (without moving the page).
   useEffect(() => {
@@ -109,14 +112,14 @@ export function App() {
       </a>
       <header class="top">
         <div class="top-inner">
-          <Link href="/account" class="brand">
+          <Link href="/" class="brand">
             <img src="/favicon.svg" alt="" width="24" height="24" /> snsr
           </Link>
           <nav aria-label="Dashboard">
             <ul>
               {TABS.map(([href, label]) => (
                 <li key={href}>
-                  <Link href={href} aria-current={location.path === href || location.path.startsWith(`${href}/`) ? 'page' : undefined}>
+                  <Link href={href} aria-current={location.path === href || (href !== '/' && location.path.startsWith(`${href}/`)) ? 'page' : undefined}>
                     {label}
                   </Link>
                 </li>

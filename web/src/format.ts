@@ -1,3 +1,5 @@
+import { measurementText } from './measurements';
+
 // Display helpers. Times from the API are epoch milliseconds; they are shown in the browser's zone.
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
@@ -23,21 +25,8 @@ export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** Decoded values with units for people: voltage_mv 3300 → "3.30 V". */
-export function formatValue(name: string, value: unknown): string {
-  if (typeof value === 'number') {
-    if (name === 'voltage_mv') return `${(value / 1000).toFixed(2)} V`;
-    if (name === 'temperature_c') return `${value} °C`;
-    if (name === 'interval_h') return `${value} h`;
-    if (name === 'altitude_m') return `${value} m`;
-  }
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
-
-/** The decoded values of a message: its `extra` without the frame itself. */
-export function decodedValues(extra: Record<string, unknown>): [string, unknown][] {
-  return Object.entries(extra).filter(([name]) => name !== 'message');
-}
+/** A decoded value with its unit: voltage_mv 3300 → "3.30 V" (see measurements.ts). */
+export const formatValue = measurementText;
 
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;

@@ -1,6 +1,10 @@
 import { request } from './client';
 import type {
   Account,
+  Alert,
+  Overview,
+  RawMessage,
+  Retention,
   ApiKey,
   App,
   AuditEntry,
@@ -100,6 +104,15 @@ export const api = {
     request<Message[]>('/iot/devices/msgs/history.json', { query: { sn, ...options } }),
   recents: (sn: string, options: { after?: number; amount?: number; id?: string }) =>
     request<Message[]>('/iot/devices/msgs/recents.json', { query: { sn, ...options } }),
+  rawHistory: (sn: string, options: { limit?: number; before?: number }) =>
+    request<RawMessage[]>('/iot/devices/msgs/sfx/history.json', { query: { sn, ...options } }),
+  overview: () => request<Overview>(`${DEV}/overview.json`),
+  /** A module's alerts (its own and its children's), newest first. */
+  moduleAlerts: (sn: string, options: { open?: boolean; limit?: number }) => request<Alert[]>(`${DEV}/alerts.json`, { query: { sn, ...options } }),
+  ackAlert: (id: number) => request<unknown>(`${DEV}/alerts/ack.json`, { method: 'POST', query: { id } }),
+  retention: (sn: string) => request<Retention>(`${DEV}/modules/retention.json`, { query: { sn } }),
+  setRetention: (sn: string, choice: { messages_days: number | null; raw_days: number | null }) =>
+    request<Retention>(`${DEV}/modules/retention.json`, { method: 'POST', query: { sn }, body: choice }),
   /** Acknowledges every alert of a device (module or child serial): its alerts_ack catches up with alerts. */
   ackAlerts: (sn: string) => request<void>('/iot/developers/alerts/ack.json', { method: 'POST', query: { sn }, read: 'none' }),
   setFlag: (flag: Flag, sn: string, id: string, value: string | boolean) =>

@@ -250,3 +250,42 @@ export interface DeviceLabels {
   tags: string[];
   notes: string | null;
 }
+
+export interface Alert {
+  id: number;
+  module: string;
+  device: string;
+  kind: string;
+  message: string;
+  when: number;
+  message_id: number | null;
+  ended: number | null;
+  end_message: string | null;
+  acked: number | null;
+}
+
+/** `GET /iot/developers/overview.json`: the landing page in one call. */
+export interface Overview {
+  generated: number;
+  modules: { total: number; seen_24h: number; never_seen: number; low_battery: number };
+  alerts: { open: number; lost_contact: number; latest: Alert[]; lost_contact_latest: Alert[] };
+  deliveries: { failed: number; apps: { id: number; name: string; failed: number; last_failed: number | null; last_error: string | null }[] };
+  uplinks: { hour: number; count: number }[];
+}
+
+/** A Sigfox uplink as received: one rinfo per base station; numbers as decimal strings ("0": none). */
+export interface RawMessage {
+  device: string;
+  time: number;
+  data: string;
+  snr: string;
+  seqNumber?: number;
+  rinfos: { tap: string; snr: string; rssi: string }[];
+}
+
+export interface Retention {
+  serial: string;
+  messages_days: number | null;
+  raw_days: number | null;
+  effective: { messages_days: number; raw_days: number };
+}

@@ -21,16 +21,21 @@ export interface MessageFeed {
   fresh: Set<string>;
   loading: boolean;
   error: string | undefined;
+  /** 1 for the newest page; live messages arrive on it only. */
+  page: number;
+  /** Whether a page of older messages may follow. */
   more: boolean;
-  older: () => Promise<void>;
+  next: () => void;
+  previous: () => void;
   /** How many arrived in the last poll, for the screen-reader announcement. */
   arrived: number;
 }
 
 /**
- * A module's messages, newest first: one page of history, "older" pages back in time
- * (history.json?until=<oldest when>), and new ones polled every 5 s (recents.json?after=<newest when>,
- * with an overlap).
+ * A module's messages, newest first, a page at a time: Next reads history.json?until=<oldest when
+ * shown> (exclusive, and `when` is strictly increasing per module, so nothing repeats or is
+ * skipped), Previous goes back to the page before. On the newest page new messages are polled every
+ * 5 s (recents.json?after=<newest when>, with an overlap) and added at the top.
  */
 export function useMessageFeed(serial: string, deviceId: string | undefined, live: boolean, onNew: (messages: Message[]) => void): MessageFeed {
   const [messages, setMessages] = useState<Message[]>([]);
@@ -42,6 +47,10 @@ export function useMessageFeed(serial: string, deviceId: string | undefined, liv
   const latest = useRef(messages);
   latest.current = messages;
   const polling = useRef(false);
+  // The `until` of each page shown so far: undefined for the newest.
+  const [cursors, setCursors] = useState<(number | undefined)[]>([undefined]);
+  const until = cursors.at(-1);
+  useEffect(() => setCursors([undefined]), [serial, deviceId]);
 
   useEffect(() => {
     let cancelled = false;
@@ -49,7 +58,7 @@ export function useMessageFeed(serial: string, deviceId: string | undefined, liv
     setMessages([]);
     setFresh(new Set());
     api
-      .history(serial, { amount: PAGE, ...(deviceId && { id: deviceId }) })
+      .history(serial, { amount: PAGE, ...(until !== undefined && { until }), ...(deviceId && { id: deviceId }) })
       .then((page) => {
         if (cancelled) return;
         setMessages(page);
@@ -59,7 +68,7 @@ export function useMessageFeed(serial: string, deviceId: string | undefined, liv
       .catch((caught: unknown) => !cancelled && setError(errorText(caught)))
       .finally(() => !cancelled && setLoading(false));
     return () => void (cancelled = true);
-  }, [serial, deviceId]);
+  }, [serial, deviceId, until]);
 
   useInterval(
     async () => {
@@ -70,7 +79,9 @@ export function useMessageFeed(serial: string, deviceId: string | undefined, liv
         const after = newest === undefined ? undefined : newest - OVERLAP_MS;
         const answer = await api.recents(serial, { amount: 100, ...(after !== undefined && { after }), ...(deviceId && { id: deviceId }) });
         const known = new Set(latest.current.map(messageKey));
-        const added = answer.filter((m) => !known.has(messageKey(m)));
+        // What is older than the page's oldest belongs to the next page, not on top of this one.
+        const oldest = latest.current.at(-1)?.when;
+        const added = answer.filter((m) => !known.has(messageKey(m)) && (oldest === undefined || m.when > oldest));
         setArrived(added.length);
         if (added.length === 0) return;
         // A late message goes where its time puts it; sort is stable, so equal times keep their order.
@@ -85,24 +96,14 @@ export function useMessageFeed(serial: string, deviceId: string | undefined, liv
       }
     },
     LIVE_MS,
-    live,
+    live && until === undefined,
   );
 
-  const older = async () => {
+  const next = () => {
     const oldest = latest.current.at(-1)?.when;
-    if (oldest === undefined) return;
-    try {
-      // until is exclusive: one millisecond later keeps messages that share the oldest time, and
-      // the ones already shown are dropped.
-      const page = await api.history(serial, { amount: PAGE, until: oldest + 1, ...(deviceId && { id: deviceId }) });
-      const known = new Set(latest.current.map(messageKey));
-      const earlier = page.filter((m) => !known.has(messageKey(m)));
-      setMessages((current) => [...current, ...earlier]);
-      setMore(page.length === PAGE && earlier.length > 0);
-    } catch (caught) {
-      setError(errorText(caught));
-    }
+    if (oldest !== undefined) setCursors((current) => [...current, oldest]);
   };
+  const previous = () => setCursors((current) => (current.length > 1 ? current.slice(0, -1) : current));
 
-  return { messages, fresh, loading, error, more, older, arrived };
+  return { messages, fresh, loading, error, page: cursors.length, more, next, previous, arrived };
 }

@@ -1,5 +1,7 @@
 import type { Message, Protocol } from '../api/types';
-import { decodedValues, formatTime, formatValue, isoTime } from '../format';
+import { formatTime, isoTime } from '../format';
+import { measurements } from '../measurements';
+import { dbm } from '../signal';
 import { Link } from '../router';
 import { messageKey } from './message-feed';
 
@@ -23,7 +25,8 @@ export function MessageTable({ messages, fresh, protocol, showDevice }: { messag
         <tbody>
           {messages.map((message) => {
             const key = messageKey(message);
-            const values = decodedValues(message.extra);
+            const values = measurements(message.extra);
+            const rssi = Number(message.lvl);
             return (
               <tr key={key} class={fresh.has(key) ? 'fresh' : undefined} data-when={message.when} data-type={message.type}>
                 <td data-label="Time">
@@ -43,15 +46,16 @@ export function MessageTable({ messages, fresh, protocol, showDevice }: { messag
                     <span class="muted">—</span>
                   ) : (
                     <ul class="values">
-                      {values.map(([name, value]) => (
-                        <li key={name}>
-                          <span class="muted">{name}</span> {formatValue(name, value)}
+                      {values.map((value) => (
+                        <li key={value.key} title={value.key}>
+                          <span class="muted">{value.label}</span> <span>{value.text}</span>
                         </li>
                       ))}
                     </ul>
                   )}
                 </td>
-                <td data-label="Signal">{message.lvl} dBm</td>
+                {/* The wire writes a missing RSSI as "0": no station hears anything at 0 dBm. */}
+                <td data-label="Signal">{dbm(message.lvl === '0' || !Number.isFinite(rssi) ? null : rssi)}</td>
                 <td class="mono" data-label="Station">
                   {message.station || '—'}
                 </td>

@@ -5,17 +5,27 @@ import { DeviceCard } from '../components/device-card';
 import { DeviceKey } from '../components/device-key';
 import { DeviceLabelsSection } from '../components/device-labels';
 import { ExportLinks } from '../components/export-links';
-import { Labelled } from '../components/field';
-import { KeepAliveChart, keepAlivePoints } from '../components/keepalive-chart';
-import { useMessageFeed } from '../components/message-feed';
-import { MessageTable } from '../components/message-table';
+import { MeasurementChart, keepAliveReadings } from '../components/measurement-chart';
+import { ModuleHistory } from '../components/module-history';
+import { ModuleState } from '../components/module-state';
 import { Notice } from '../components/notice';
 import { Page, Section } from '../components/page';
-import { plural } from '../format';
+import { RetentionControl } from '../components/retention-control';
+import { SignalChart } from '../components/signal-chart';
 import { errorText, useLoad } from '../hooks';
 import { Link } from '../router';
+import { lostSpans, signalOf } from '../signal';
 
-/** A module: its device and children, its messages (live), and its keep-alive chart. */
+/** Uplinks the signal chart and the loss detection read. */
+const RAW_WINDOW = 500;
+/** Messages the measurement chart reads (the history's maximum). */
+const CHART_WINDOW = 1000;
+
+/**
+ * A module. The first screen holds its state now (last seen, battery, signal, open alerts) beside
+ * the voltage and temperature chart; below, the paged message history, the signal chart, its
+ * devices with their flags, names and tags, download and retention, and the device key.
+ */
 export function ModuleDetailPage({ serial }: { serial: string }) {
   const devices = useLoad(async () => {
     const module = await api.device(serial);
@@ -28,97 +38,76 @@ export function ModuleDetailPage({ serial }: { serial: string }) {
     }
     return { module, children, childrenError };
   }, [serial]);
+  const alerts = useLoad(() => api.moduleAlerts(serial, { open: true, limit: 100 }), [serial]);
+  const raws = useLoad(() => api.rawHistory(serial, { limit: RAW_WINDOW }), [serial]);
+  const [deviceId, setDeviceId] = useState('');
+  const [live, setLive] = useState(true);
   const module = devices.data?.module;
   const all = module ? [module, ...devices.data!.children] : [];
+  const chartDevice = all.find((d) => d.id === deviceId) ?? module;
+
+  // The chart reads a longer window than a page of the history, then grows with live messages.
+  const chartHistory = useLoad(
+    () => (chartDevice ? api.history(serial, { amount: CHART_WINDOW, id: chartDevice.id }) : Promise.resolve([])),
+    [serial, chartDevice?.id],
+  );
+  const [arrived, setArrived] = useState<Message[]>([]);
+  const readings = useMemo(() => {
+    const known = new Set((chartHistory.data ?? []).map((m) => m.when));
+    const extra = arrived.filter((m) => m.device === chartDevice?.serial && !known.has(m.when));
+    return keepAliveReadings([...(chartHistory.data ?? []), ...extra]);
+  }, [chartHistory.data, arrived, chartDevice?.serial]);
+  const signals = useMemo(() => (raws.data ?? []).map(signalOf), [raws.data]);
+  const lost = useMemo(() => lostSpans(signals), [signals]);
+
+  const onNew = (added: Message[]) => {
+    setArrived((current) => [...current, ...added]);
+    void devices.reload();
+    void alerts.reload();
+    void raws.reload();
+  };
+  const reloadState = async () => {
+    await Promise.all([devices.reload(), alerts.reload()]);
+  };
 
   return (
     <Page title={`Module ${module?.serial ?? serial.toUpperCase()}`} lead={<Link href="/modules">← All modules</Link>}>
       <Notice error={devices.error} />
       {module && (
         <>
-          <DeviceLabelsSection serial={module.serial} />
-          <Section title="Devices" id="module-devices" actions={<span class="muted">{module.protocol}</span>}>
+          <div class="module-top">
+            <Section title="Now" id="module-now" actions={<span class="muted">{module.protocol}</span>}>
+              <Notice error={alerts.error ?? raws.error} />
+              <ModuleState module={module} signal={signals[0]} reading={readings.at(-1)} alerts={alerts.data ?? []} onChanged={reloadState} />
+            </Section>
+            <Section title={`Voltage and temperature${chartDevice && chartDevice.id !== module.id ? ` of ${chartDevice.serial}` : ''}`} id="module-chart">
+              <Notice error={chartHistory.error} />
+              {chartHistory.data && <MeasurementChart readings={readings} lost={lost} subject={chartDevice?.serial ?? module.serial} />}
+            </Section>
+          </div>
+          <ModuleHistory serial={module.serial} devices={all} protocol={module.protocol} deviceId={deviceId} onDevice={setDeviceId} live={live} onLive={setLive} onNew={onNew} />
+          <Section title="Signal" id="module-signal">
+            {raws.data && <SignalChart signals={signals} subject={module.serial} />}
+          </Section>
+          <Section title="Devices" id="module-devices">
             <Notice error={devices.data?.childrenError && `Children could not be read: ${devices.data.childrenError}`} />
             <div class="devices">
               {all.map((device) => (
-                <DeviceCard key={device.id} device={device} moduleSerial={module.serial} onChanged={devices.reload} />
+                <DeviceCard key={device.id} device={device} moduleSerial={module.serial} onChanged={reloadState} />
               ))}
             </div>
           </Section>
-          <Messages serial={module.serial} devices={all} protocol={module.protocol} onNew={() => void devices.reload()} />
+          <DeviceLabelsSection serial={module.serial} />
+          <Section title="Download" id="module-export">
+            <p class="hint">The module's messages (and its children's), oldest first: a column per measurement in CSV, a JSON object per line in NDJSON.</p>
+            <ExportLinks serial={module.serial} />
+          </Section>
+          <Section title="Retention" id="module-retention">
+            <RetentionControl serial={module.serial} />
+          </Section>
           <DeviceKey serial={module.serial} />
         </>
       )}
     </Page>
-  );
-}
-
-function Messages({ serial, devices, protocol, onNew }: { serial: string; devices: Device[]; protocol: 'UDM22' | 'UDM23'; onNew: () => void }) {
-  const [deviceId, setDeviceId] = useState('');
-  const [live, setLive] = useState(true);
-  const chartDevice = devices.find((d) => d.id === deviceId) ?? devices[0]!;
-  // The chart reads a longer window than the list shows, then grows with live messages.
-  const chartHistory = useLoad(() => api.history(serial, { amount: 1000, id: chartDevice.id }), [serial, chartDevice.id]);
-  const [liveForChart, setLiveForChart] = useState<Message[]>([]);
-  const feed = useMessageFeed(serial, deviceId || undefined, live, (added) => {
-    setLiveForChart((current) => [...current, ...added]);
-    onNew();
-  });
-  const points = useMemo(() => {
-    const known = new Set((chartHistory.data ?? []).map((m) => m.when));
-    const extra = liveForChart.filter((m) => m.device === chartDevice.serial && !known.has(m.when));
-    return keepAlivePoints([...(chartHistory.data ?? []), ...extra]);
-  }, [chartHistory.data, liveForChart, chartDevice.serial]);
-
-  return (
-    <>
-      <Section title="Keep-alive voltage and temperature" id="module-chart">
-        <Notice error={chartHistory.error} />
-        {chartHistory.data && <KeepAliveChart points={points} subject={chartDevice.serial} />}
-      </Section>
-      <Section
-        title="Messages"
-        id="module-messages"
-        actions={
-          <>
-            {devices.length > 1 && (
-              <Labelled label="Device">
-                {(id) => (
-                  <select id={id} value={deviceId} onChange={(event) => setDeviceId(event.currentTarget.value)}>
-                    <option value="">All devices</option>
-                    {devices.map((device) => (
-                      <option key={device.id} value={device.id}>
-                        {device.serial}
-                      </option>
-                    ))}
-                  </select>
-                )}
-              </Labelled>
-            )}
-            <label class="check">
-              <input type="checkbox" role="switch" checked={live} onChange={(event) => setLive(event.currentTarget.checked)} />
-              Live updates
-            </label>
-          </>
-        }
-      >
-        <p class="visually-hidden" aria-live="polite">
-          {feed.arrived > 0 ? `${plural(feed.arrived, 'new message')} received.` : ''}
-        </p>
-        <Notice error={feed.error} />
-        {live && <p class="hint live-hint">New messages appear at the top as they arrive (checked every 5 seconds).</p>}
-        {!feed.loading && feed.messages.length === 0 && <p class="empty">No message yet. They appear here as soon as the module transmits.</p>}
-        {feed.messages.length > 0 && <MessageTable messages={feed.messages} fresh={feed.fresh} protocol={protocol} showDevice={devices.length > 1 && !deviceId} />}
-        {feed.more && (
-          <button type="button" class="button" onClick={() => void feed.older()}>
-            Older messages
-          </button>
-        )}
-      </Section>
-      <Section title="Download" id="module-export">
-        <p class="hint">The module's messages (and its children's), oldest first: a column per measurement in CSV, a JSON object per line in NDJSON.</p>
-        <ExportLinks serial={serial} />
-      </Section>
-    </>
   );
 }
