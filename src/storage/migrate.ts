@@ -8,6 +8,7 @@ import type { Capabilities } from './capabilities.js';
 
 // migrations/<dialect>/NNNN_name.sql at the package root, reached the same way from src/ and dist/.
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
+export const migrationsFolder = (dialect: Capabilities['dialect']): string => join(root, dialect);
 
 /**
  * Splits a migration file into statements: each ends with `;` at the end of a line, outside a
@@ -30,7 +31,8 @@ function statements(text: string): string[] {
   return parts.filter((part) => part.length > 0);
 }
 
-class SqlFileProvider implements MigrationProvider {
+/** The SQL files of one dialect's folder as Kysely migrations, named by file. */
+export class SqlFileProvider implements MigrationProvider {
   constructor(private readonly folder: string) {}
 
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -58,7 +60,7 @@ export async function migrateToLatest(
   // already ran a later number still takes an earlier one that arrives afterwards.
   const migrator = new Migrator({
     db,
-    provider: new SqlFileProvider(join(root, capabilities.dialect)),
+    provider: new SqlFileProvider(migrationsFolder(capabilities.dialect)),
     allowUnorderedMigrations: true,
   });
   const result = await migrator.migrateToLatest();
