@@ -1,7 +1,8 @@
 // What one page of the module list costs with 10,000 registered modules: `GET
 // /iot/developers/modules/list.json` per sort, search and filter, through the real app (inject, no
 // socket), beside `/healthz` on the same server (the floor), on SQLite and PostgreSQL. The
-// dashboard's first screen is one such page.
+// Modules page's first screen is one such page; the landing page is one `overview.json` (with a
+// day of hourly uplinks from every module, 240,000 raw messages, for its uplinks-per-hour chart).
 import { loadavg } from 'node:os';
 import { sql } from 'kysely';
 import { pino } from 'pino';
@@ -9,7 +10,9 @@ import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { buildServer } from '../src/http/server.js';
 import { benchDatabase } from '../test/helpers/scratch-database.js';
-import { seedFleet } from '../test/helpers/fleet.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../src/storage/schema.js';
+import { fleetModule, seedFleet } from '../test/helpers/fleet.js';
 
 const FLEET = 10_000;
 const SAMPLES = 40;
@@ -23,7 +26,18 @@ const QUERIES: [string, string][] = [
   ['name', '/iot/developers/modules/list.json?sort=name'],
   ['search "pump 99"', '/iot/developers/modules/list.json?q=pump%2099'],
   ['tag cold, low battery', '/iot/developers/modules/list.json?tag=cold&state=low-battery'],
+  ['overview (landing page)', '/iot/developers/overview.json'],
 ];
+
+/** One uplink an hour over the last day from every module, straight into raw_messages. */
+async function seedDay(db: Kysely<Database>, now: number): Promise<void> {
+  const nowS = Math.floor(now / 1000);
+  const rows = Array.from({ length: FLEET * 24 }, (_, k) => {
+    const time = nowS - (k % 24) * 3600 - 60;
+    return { module_serial: fleetModule(Math.floor(k / 24) + 1, now).serial, seq_number: k % 24, time_s: time, data: '00030018916A', received_at: time * 1000 };
+  });
+  for (let start = 0; start < rows.length; start += 2000) await db.insertInto('raw_messages').values(rows.slice(start, start + 2000)).execute();
+}
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
@@ -33,7 +47,9 @@ async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<void> {
   const context = await createContext(loadConfig({ SNSR_DATABASE_URL: target.url, SNSR_SECRET: 'bench-secret', LOG_LEVEL: 'silent' }), { log: pino({ level: 'silent' }) });
   try {
     const { account, token } = await context.accounts.create('bench@example.com', 'Secret123');
-    await seedFleet(context.storage.db, account.id, FLEET, Date.now());
+    const now = Date.now();
+    await seedFleet(context.storage.db, account.id, FLEET, now);
+    await seedDay(context.storage.db, now);
     // As autovacuum would soon after a bulk registration: the planner needs the tables' statistics.
     if (dialect === 'postgres') await sql`ANALYZE`.execute(context.storage.db);
     const server = await buildServer(context);

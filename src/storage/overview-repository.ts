@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { FailingApp, ModuleCounts, OverviewStore } from '../domain/overview.js';
 import type { Database } from './schema.js';
 
@@ -38,35 +38,36 @@ export class OverviewRepository implements OverviewStore {
     return { open: Number(row.open), lostContact: Number(row.lost ?? 0) };
   }
 
+  /**
+   * Per app of the account (a few): its failed deliveries counted over the partial index of failed
+   * ones, and the newest of them for the time and the error — never a scan of the delivery log.
+   */
   async failingApps(accountId: number, limit: number): Promise<{ failed: number; apps: FailingApp[] }> {
+    const failed = (eb: ExpressionBuilder<Database & { a: Database['apps'] }, 'a'>) =>
+      eb.selectFrom('deliveries as x').whereRef('x.app_id', '=', 'a.id').where('x.status', '=', sql.lit('failed'));
     const rows = await this.db
       .selectFrom('apps as a')
-      .innerJoin('deliveries as d', (join) => join.onRef('d.app_id', '=', 'a.id').on('d.status', '=', 'failed'))
       .where('a.account_id', '=', accountId)
-      .groupBy(['a.id', 'a.name'])
       .select((eb) => [
         'a.id',
         'a.name',
-        eb.fn.countAll<number>().as('failed'),
-        eb.fn.max('d.updated_at').as('last_at'),
-        eb
-          .selectFrom('deliveries as x')
-          .select('x.last_error')
-          .whereRef('x.app_id', '=', 'a.id')
-          .where('x.status', '=', 'failed')
-          .orderBy('x.id', 'desc')
-          .limit(1)
-          .as('last_error'),
+        failed(eb)
+          .select((x) => x.fn.countAll<number>().as('n'))
+          .as('failed'),
+        failed(eb).select('x.updated_at').orderBy('x.id', 'desc').limit(1).as('last_at'),
+        failed(eb).select('x.last_error').orderBy('x.id', 'desc').limit(1).as('last_error'),
       ])
-      .orderBy('last_at', 'desc')
       .execute();
-    const apps = rows.map((row) => ({
-      id: row.id,
-      name: row.name,
-      failed: Number(row.failed),
-      lastFailed: row.last_at === null ? null : new Date(Number(row.last_at)),
-      lastError: row.last_error ?? null,
-    }));
+    const apps = rows
+      .filter((row) => Number(row.failed) > 0)
+      .map((row) => ({
+        id: row.id,
+        name: row.name,
+        failed: Number(row.failed),
+        lastFailed: row.last_at === null ? null : new Date(Number(row.last_at)),
+        lastError: row.last_error ?? null,
+      }))
+      .sort((a, b) => (b.lastFailed?.getTime() ?? 0) - (a.lastFailed?.getTime() ?? 0));
     return { failed: apps.reduce((sum, app) => sum + app.failed, 0), apps: apps.slice(0, limit) };
   }
 
