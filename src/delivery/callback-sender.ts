@@ -7,7 +7,18 @@ export type SendOutcome =
   | { kind: 'delivered'; statusCode: number }
   | { kind: 'failed'; statusCode: number | null; error: string }
   /** Cut short by shutdown: not an attempt; the delivery goes back to the queue as it was. */
-  | { kind: 'aborted' };
+  | { kind: 'aborted' }
+  /** Not written: the connection was ready only after `writeBy`. Not an attempt either. */
+  | { kind: 'fenced' };
+
+export interface SendControl {
+  signal?: AbortSignal;
+  /**
+   * `performance.now()` after which the request must not be written: checked when the connection is
+   * ready, in the same synchronous step as the write, so nothing (no I/O, no await) comes between.
+   */
+  writeBy?: number;
+}
 
 export interface SenderOptions {
   timeoutMs: number;
@@ -43,7 +54,7 @@ export class CallbackSender {
     this.maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
   }
 
-  async send(url: string, body: string, headers: Record<string, string>, signal?: AbortSignal): Promise<SendOutcome> {
+  async send(url: string, body: string, headers: Record<string, string>, control: SendControl = {}): Promise<SendOutcome> {
     let target: URL;
     try {
       target = new URL(url);
@@ -57,10 +68,10 @@ export class CallbackSender {
     const host = target.hostname.replace(/^\[|\]$/g, '');
     const refused = !this.options.allowPrivate && isIP(host) ? refusedMessage(host) : undefined;
     if (refused) return { kind: 'failed', statusCode: null, error: refused };
-    const first = await this.attempt(target, body, headers, signal);
+    const first = await this.attempt(target, body, headers, control);
     // A kept-alive socket the receiver closed while idle fails at once; that is not the receiver's
     // answer, so one fresh connection is tried before counting it.
-    return first.staleSocket ? (await this.attempt(target, body, headers, signal)).outcome : first.outcome;
+    return first.staleSocket ? (await this.attempt(target, body, headers, control)).outcome : first.outcome;
   }
 
   close(): void {
@@ -68,7 +79,7 @@ export class CallbackSender {
     this.https.destroy();
   }
 
-  private attempt(target: URL, body: string, headers: Record<string, string>, signal?: AbortSignal): Promise<{ outcome: SendOutcome; staleSocket?: boolean }> {
+  private attempt(target: URL, body: string, headers: Record<string, string>, { signal, writeBy }: SendControl): Promise<{ outcome: SendOutcome; staleSocket?: boolean }> {
     const { timeoutMs, userAgent } = this.options;
     return new Promise((resolve) => {
       let statusCode: number | undefined;
@@ -133,7 +144,23 @@ export class CallbackSender {
         const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
         settle({ kind: 'failed', statusCode: null, error: error.message || String(error.code) }, stale);
       });
-      request.end(body);
+      // Headers and body go out in one write once the connection is ready (a kept-alive socket at
+      // once, a new one after connecting and the TLS handshake), right after the last fence check.
+      const write = () => {
+        if (settled) return;
+        if (writeBy !== undefined && performance.now() > writeBy) {
+          settle({ kind: 'fenced' });
+          request.destroy();
+          return;
+        }
+        request.end(body);
+      };
+      request.once('socket', (socket) => {
+        if (request.reusedSocket) write();
+        else if (target.protocol === 'https:') socket.once('secureConnect', write);
+        else if (socket.connecting) socket.once('connect', write);
+        else write();
+      });
     });
   }
 }

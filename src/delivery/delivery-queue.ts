@@ -4,6 +4,7 @@ import type { Capabilities } from '../storage/capabilities.js';
 import type { Database } from '../storage/schema.js';
 import { claimDeliveries, databaseNow } from './delivery-claims.js';
 import type { ClaimRequest, ClaimedDelivery, Lease } from './delivery-claims.js';
+import { TickBatch } from './tick-batch.js';
 
 export type { ClaimRequest, ClaimedDelivery, Lease } from './delivery-claims.js';
 
@@ -46,8 +47,38 @@ export class DeliveryQueue {
     private readonly capabilities: Capabilities,
   ) {}
 
+  private readonly fences = new TickBatch<LeasedItem, number>((items) => this.leaseEnds(items), 0);
+
   claim(request: ClaimRequest): Promise<ClaimedDelivery[]> {
     return claimDeliveries(this.db, this.capabilities, request);
+  }
+
+  /**
+   * The fence as a send starts: the `performance.now()` until which the claim's lease surely holds,
+   * read on the database clock; 0 when it is lost (taken over, handed back, or the row is gone).
+   * Sends starting together share one query.
+   */
+  leaseEnd(item: LeasedItem): Promise<number> {
+    return this.fences.get(item);
+  }
+
+  private async leaseEnds(items: LeasedItem[]): Promise<Map<LeasedItem, number>> {
+    // Asked before the database read its clock: the lease ends no sooner than `asked + remaining`.
+    const asked = performance.now();
+    const rows = await this.db
+      .selectFrom('deliveries')
+      .select(['id', 'lease_owner', 'lease_until', databaseNow(this.capabilities).as('now')])
+      .where('id', 'in', items.map((item) => item.id))
+      .where('status', '=', 'pending')
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const ends = new Map<LeasedItem, number>();
+    for (const item of items) {
+      const row = byId.get(item.id);
+      if (row?.lease_owner !== item.lease.owner || Number(row.lease_until) !== item.lease.until) continue;
+      ends.set(item, asked + item.lease.until - Number(row.now));
+    }
+    return ends;
   }
 
   /** Records a send; false when the lease was lost meanwhile (then the newer holder's word stands). */

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { AppSlots } from './app-slots.js';
+import { slotMargin as margin } from './app-slots.js';
+import type { AppSlots, SlotFence } from './app-slots.js';
+import { TickBatch } from './tick-batch.js';
 
 // Drops expired holders, then adds as many of the given members as the limit leaves room for, each
 // expiring `ttl` ms from now on Redis's clock (one clock for every worker). Returns how many.
@@ -33,13 +35,6 @@ end
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) * 2)
 return kept`;
 
-/**
- * Room between a slot's expiry in Redis and this worker's own idea of it (clock rates, latency): at
- * most a second, and at most a quarter of the time to live, so that what the worker counts as held
- * always outlasts the interval between renewals (a third of it) by a good margin.
- */
-const margin = (ttlMs: number) => Math.min(1000, ttlMs / 4);
-
 interface Held {
   members: string[];
   /** `performance.now()` until which they are surely still ours. */
@@ -58,6 +53,10 @@ export class RedisSlots implements AppSlots {
   private readonly owner = randomBytes(6).toString('hex');
   private sequence = 0;
   private readonly timer: NodeJS.Timeout;
+  private readonly fences = new TickBatch<number, SlotFence>(async (apps) => {
+    await this.renew(apps);
+    return new Map(apps.map((appId) => [appId, { held: this.held(appId), validUntil: this.held_.get(appId)?.validUntil ?? 0 }]));
+  }, { held: 0, validUntil: 0 });
 
   constructor(
     private readonly redis: Redis,
@@ -94,6 +93,10 @@ export class RedisSlots implements AppSlots {
     return this.held(appId);
   }
 
+  fence(appId: number): Promise<SlotFence> {
+    return this.fences.get(appId);
+  }
+
   async release(appId: number): Promise<void> {
     const mine = this.held_.get(appId);
     this.held_.delete(appId);
@@ -106,8 +109,11 @@ export class RedisSlots implements AppSlots {
     await Promise.all([...this.held_.keys()].map((appId) => this.release(appId)));
   }
 
-  private async renew(): Promise<void> {
-    for (const [appId, mine] of this.held_) {
+  /** Renews every app's slots, or these apps' (the fence); after an error the last renewal's end still counts. */
+  private async renew(apps = [...this.held_.keys()]): Promise<void> {
+    for (const appId of apps) {
+      const mine = this.held_.get(appId);
+      if (!mine) continue;
       const asked = performance.now();
       try {
         const kept = (await this.redis.eval(RENEW, 1, key(appId), this.ttlMs, ...mine.members)) as string[];

@@ -26,6 +26,7 @@ export interface Database {
   alert_settings: AlertSettingsTable;
   leases: LeasesTable;
   rate_limits: RateLimitsTable;
+  delivery_slots: DeliverySlotsTable;
 }
 
 /** A rate-limit counter: hits of `key` in the fixed window that ends at `reset_at` (epoch ms). */
@@ -276,6 +277,14 @@ export interface AlertSettingsTable {
 }
 
 /** A named lease: the job runs on the process named by `owner` until `until_ms` (database clock). */
+/** A per-app sending slot a worker holds until `until_ms` (database clock); taken over once past it. */
+export interface DeliverySlotsTable {
+  app_id: number;
+  slot: number;
+  holder: string;
+  until_ms: number;
+}
+
 export interface LeasesTable {
   name: string;
   owner: string;

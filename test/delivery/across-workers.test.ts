@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { sql } from 'kysely';
+import { CallbackSender } from '../../src/delivery/callback-sender.js';
 import { createContext } from '../../src/context.js';
 import type { Context } from '../../src/context.js';
 import { dialects } from '../helpers/database.js';
@@ -84,6 +85,49 @@ describe.each(dialects)('delivery across workers (%s)', (dialect) => {
     expect(uuids).toHaveLength(2);
     expect(other.stats.sent).toBe(1);
     expect(stalled.stats.sent).toBe(1);
+  });
+
+  it('fences on the database: a claim lost there is not sent, though the worker’s own clock says it holds', async () => {
+    receiver = await startReceiver((n) => ({ status: 200, delayMs: n === 0 ? 1000 : 0 }));
+    fixture = await deliveryFixture(dialect, { SNSR_DELIVERY_CONCURRENCY: '1' });
+    await fixture.createApp(receiver.url);
+    await fixture.message();
+    await fixture.message();
+    const worker = fixture.app.context.startWorker({ pollMs: 20, leaseMs: 30_000, timeoutMs: 2000 });
+    const [first] = await receiver.waitFor(1);
+    const held = await eventually(() => fixture.deliveries(), (ds) => ds.every((d) => d.lease_owner === worker.owner));
+    const waiting = held.find((d) => d.uuid !== first!.headers['x-snsr-delivery'])!;
+    // Another worker holds it now (as after this one stalled past the lease and it was re-claimed).
+    await fixture.db.updateTable('deliveries').set({ lease_owner: 'another', lease_until: sql<number>`lease_until + 60000` }).where('id', '=', waiting.id).execute();
+    await eventually(async () => worker.stats.fenced, (fenced) => fenced === 1);
+    await eventually(() => fixture.delivery(held.find((d) => d.id !== waiting.id)!.id), (d) => d.status === 'delivered');
+    expect(receiver.received).toHaveLength(1);
+    // The other holder's claim is untouched: the hand-back names this worker's lease.
+    expect(await fixture.delivery(waiting.id)).toMatchObject({ status: 'pending', lease_owner: 'another', attempts: 1 });
+  });
+
+  it('a stall between the database fence and the write: nothing is written, the claim goes back uncounted and is sent once', async () => {
+    receiver = await startReceiver();
+    fixture = await deliveryFixture(dialect);
+    await fixture.createApp(receiver.url);
+    await fixture.message();
+    // The first send stalls a minute after the fence answered, before the request is written.
+    const send = CallbackSender.prototype.send;
+    let stalled = false;
+    vi.spyOn(CallbackSender.prototype, 'send').mockImplementation(function (this: CallbackSender, ...args) {
+      if (!stalled) {
+        stalled = true;
+        const now = performance.now.bind(performance);
+        vi.spyOn(performance, 'now').mockImplementation(() => now() + 60_000);
+      }
+      return send.apply(this, args);
+    });
+    const worker = fixture.app.context.startWorker({ pollMs: 20, leaseMs: 30_000, timeoutMs: 2000 });
+    const [delivery] = await eventually(() => fixture.deliveries(), (ds) => ds.every((d) => d.status === 'delivered'));
+    expect(stalled).toBe(true);
+    expect(worker.stats).toMatchObject({ fenced: 1, sent: 1, delivered: 1 });
+    expect(receiver.received).toHaveLength(1);
+    expect(delivery!.attempts).toBe(1);
   });
 
   it('counts an attempt when it is claimed, so a worker dying mid-send still uses one up', async () => {

@@ -1,13 +1,14 @@
 import { createServer } from 'node:http';
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CallbackSender } from '../../src/delivery/callback-sender.js';
 import { guardedLookup } from '../../src/delivery/guarded-lookup.js';
 
 const servers: Server[] = [];
 const senders: CallbackSender[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const sender of senders.splice(0)) sender.close();
   for (const server of servers.splice(0)) {
     server.closeAllConnections();
@@ -67,6 +68,29 @@ describe('CallbackSender', () => {
     expect(requests).toBe(3);
   });
 
+  it('writes nothing once past `writeBy`, checked when the connection is ready, fresh or kept alive', async () => {
+    let requests = 0;
+    const target = await serve((_request, response) => {
+      requests++;
+      response.end();
+    });
+    const client = sender();
+    // Already past: the connection is opened, but no request goes out on it.
+    expect(await client.send(target.url, '{}', {}, { writeBy: performance.now() - 1 })).toEqual({ kind: 'fenced' });
+    expect(requests).toBe(0);
+    expect(await client.send(target.url, '{}', {}, { writeBy: performance.now() + 60_000 })).toEqual({ kind: 'delivered', statusCode: 200 });
+    expect(requests).toBe(1);
+    // In time when the send is asked for, past by the time the (kept-alive) socket is handed over,
+    // as when the process stalls in between: the check at the write is the one that counts.
+    const pending = client.send(target.url, '{}', {}, { writeBy: performance.now() + 5000 });
+    const now = performance.now.bind(performance);
+    vi.spyOn(performance, 'now').mockImplementation(() => now() + 60_000);
+    expect(await pending).toEqual({ kind: 'fenced' });
+    vi.restoreAllMocks();
+    expect(await client.send(target.url, '{}', {}, { writeBy: performance.now() + 60_000 })).toEqual({ kind: 'delivered', statusCode: 200 });
+    expect(requests).toBe(2);
+  });
+
   it('sends the body with its length, JSON type, user agent and the given headers', async () => {
     let seen: { headers: Record<string, unknown>; body: string; method?: string } | undefined;
     const target = await serve((request, response) => {
@@ -88,7 +112,7 @@ describe('CallbackSender', () => {
   it('answers aborted, not failed, when cut off by shutdown', async () => {
     const target = await serve(() => undefined); // never answers
     const controller = new AbortController();
-    const pending = sender().send(target.url, '{}', {}, controller.signal);
+    const pending = sender().send(target.url, '{}', {}, { signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     expect(await pending).toEqual({ kind: 'aborted' });
   });

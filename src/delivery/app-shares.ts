@@ -1,0 +1,61 @@
+import type { AppSlots } from './app-slots.js';
+
+/**
+ * One worker's share of each app: how many of its deliveries it holds (claimed, ready or in flight)
+ * and sends now, and the sending slots it asks for. An app's slots go back once the worker holds
+ * nothing of it, so slots follow the work.
+ */
+export class AppShares {
+  /** Per app: [in flight, held (ready + in flight)]. */
+  private readonly perApp = new Map<number, { sending: number; held: number }>();
+  private readonly asking = new Set<number>();
+  private retry: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly slots: AppSlots,
+    private readonly pollMs: number,
+    /** Called when more slots may be had: the worker pumps again. */
+    private readonly onSlots: () => void,
+  ) {}
+
+  sending(appId: number): number {
+    return this.perApp.get(appId)?.sending ?? 0;
+  }
+
+  held(appId: number): number {
+    return this.perApp.get(appId)?.held ?? 0;
+  }
+
+  count(appId: number, sending: number, held: number): void {
+    const entry = this.perApp.get(appId) ?? { sending: 0, held: 0 };
+    entry.sending += sending;
+    entry.held += held;
+    if (entry.held > 0) return void this.perApp.set(appId, entry);
+    this.perApp.delete(appId);
+    // Nothing of this app left here: its slots go back for other workers.
+    void this.slots.release(appId);
+  }
+
+  /** Asks for more of an app's slots (one request per app at a time), pumping again when it has them. */
+  ask(appId: number, want: number): void {
+    if (this.asking.has(appId)) return;
+    const before = this.slots.held(appId);
+    this.asking.add(appId);
+    void this.slots.acquire(appId, want).then((held) => {
+      this.asking.delete(appId);
+      if (held > before) this.onSlots();
+      else if (!this.retry) {
+        // Other workers hold them all: look again shortly (their sends end within the timeout,
+        // and a stalled worker's slots end with their lifetime).
+        this.retry = setTimeout(() => {
+          this.retry = undefined;
+          this.onSlots();
+        }, this.pollMs);
+      }
+    });
+  }
+
+  stop(): void {
+    clearTimeout(this.retry);
+  }
+}

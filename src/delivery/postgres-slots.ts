@@ -1,0 +1,116 @@
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/schema.js';
+import { slotMargin } from './app-slots.js';
+import type { AppSlots, SlotFence } from './app-slots.js';
+import { TickBatch } from './tick-batch.js';
+
+const NOW = sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+
+interface Held {
+  slots: Set<number>;
+  /** `performance.now()` until which they are surely still ours. */
+  validUntil: number;
+}
+
+/**
+ * Sending slots in the `delivery_slots` table, one row per (app, slot) naming its holder and its
+ * end on the database clock. A slot past its end is free for any worker to take; its holder renews
+ * it as each send starts (the fence), so a slot lives as long as its holder keeps sending and ends
+ * one lifetime after a worker stalls or dies. Statements run on the shared pool: no connection of
+ * its own, no session state (a transaction-mode pooler is fine).
+ */
+export class PostgresSlots implements AppSlots {
+  readonly shared = true;
+  private readonly mine = new Map<number, Held>();
+  private readonly fences = new TickBatch<number, SlotFence>((apps) => this.renew(apps), { held: 0, validUntil: 0 });
+  /** Acquisitions and releases in the order asked, so a release is never overtaken by an earlier acquisition. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Names this worker in the table. */
+    private readonly holder: string,
+    private readonly limit: number,
+    private readonly ttlMs: number,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  held(appId: number): number {
+    const held = this.mine.get(appId);
+    return held && performance.now() < held.validUntil ? held.slots.size : 0;
+  }
+
+  acquire(appId: number, want: number): Promise<number> {
+    return this.serially(() => this.take(appId, want));
+  }
+
+  private async take(appId: number, want: number): Promise<number> {
+    if (Math.min(want, this.limit) <= this.held(appId)) return this.held(appId);
+    const current = this.held(appId) > 0 ? this.mine.get(appId)! : { slots: new Set<number>(), validUntil: Infinity };
+    const candidates = Array.from({ length: this.limit }, (_, slot) => slot).filter((slot) => !current.slots.has(slot));
+    const asked = performance.now();
+    try {
+      // Every candidate is tried (nothing waits on another worker): free, ended, or already ours.
+      const { rows } = await sql<{ slot: number }>`
+        insert into delivery_slots (app_id, slot, holder, until_ms)
+        select ${appId}, c.slot, ${this.holder}, ${NOW} + ${this.ttlMs} from unnest(${candidates}::int[]) as c(slot)
+        on conflict (app_id, slot) do update set holder = excluded.holder, until_ms = excluded.until_ms
+        where delivery_slots.until_ms <= excluded.until_ms - ${this.ttlMs} or delivery_slots.holder = excluded.holder
+        returning slot`.execute(this.db);
+      if (rows.length > 0) {
+        for (const row of rows) current.slots.add(Number(row.slot));
+        current.validUntil = Math.min(current.validUntil, asked + this.ttlMs - slotMargin(this.ttlMs));
+        this.mine.set(appId, current);
+      }
+    } catch (error) {
+      this.onError(error);
+    }
+    return this.held(appId);
+  }
+
+  fence(appId: number): Promise<SlotFence> {
+    return this.fences.get(appId).catch((error: unknown) => {
+      this.onError(error);
+      return { held: 0, validUntil: 0 };
+    });
+  }
+
+  release(appId: number): Promise<void> {
+    return this.serially(async () => {
+      if (!this.mine.delete(appId)) return;
+      await this.db.deleteFrom('delivery_slots').where('app_id', '=', appId).where('holder', '=', this.holder).execute();
+    }).catch(this.onError);
+  }
+
+  async close(): Promise<void> {
+    await this.queue;
+    this.mine.clear();
+    await this.db.deleteFrom('delivery_slots').where('holder', '=', this.holder).execute().catch(this.onError);
+  }
+
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Moves the end of this worker's live slots of these apps one lifetime ahead; what it still holds. */
+  private async renew(apps: number[]): Promise<Map<number, SlotFence>> {
+    const asked = performance.now();
+    const { rows } = await sql<{ app_id: number; slot: number }>`
+      with clock as (select ${NOW} as ms)
+      update delivery_slots set until_ms = clock.ms + ${this.ttlMs} from clock
+      where holder = ${this.holder} and app_id = any(${apps}::bigint[]) and until_ms > clock.ms
+      returning app_id, slot`.execute(this.db);
+    const validUntil = asked + this.ttlMs - slotMargin(this.ttlMs);
+    const fences = new Map<number, SlotFence>();
+    for (const appId of apps) {
+      const slots = new Set(rows.filter((row) => Number(row.app_id) === appId).map((row) => Number(row.slot)));
+      if (slots.size === 0) this.mine.delete(appId);
+      else this.mine.set(appId, { slots, validUntil });
+      fences.set(appId, { held: slots.size, validUntil: slots.size > 0 ? validUntil : 0 });
+    }
+    return fences;
+  }
+}
