@@ -50,6 +50,13 @@ export function databaseNow(capabilities: Capabilities): RawBuilder<number> {
 // per-app count each one reads cannot change under it: the limit holds across processes.
 const CLAIM_LOCK = sql`pg_advisory_xact_lock(1936618354, 1)`;
 
+/**
+ * For this transaction only: the server ends the session if the worker leaves it idle (stalled,
+ * paused between statements) longer than this, so the locks it holds — the claim lock, the rows a
+ * completion updates — never keep other workers waiting for a stalled one.
+ */
+export const BOUND_IDLE = sql`set_config('idle_in_transaction_session_timeout', '5000', true)`;
+
 export const due = (now: number) => (eb: ExpressionBuilder<Database, 'deliveries'>) =>
   eb.and([
     eb('status', '=', 'pending'),
@@ -67,7 +74,7 @@ export async function claimDeliveries(db: Kysely<Database>, capabilities: Capabi
   if (request.limit <= 0) return [];
   const claimedAt = performance.now();
   const leased = await db.transaction().execute(async (trx) => {
-    const clock = capabilities.dialect === 'postgres' ? sql<{ now: number }>`select ${CLAIM_LOCK}, ${databaseNow(capabilities)} as now` : sql<{ now: number }>`select ${databaseNow(capabilities)} as now`;
+    const clock = capabilities.dialect === 'postgres' ? sql<{ now: number }>`select ${BOUND_IDLE}, ${CLAIM_LOCK}, ${databaseNow(capabilities)} as now` : sql<{ now: number }>`select ${databaseNow(capabilities)} as now`;
     const now = Number((await clock.execute(trx)).rows[0]!.now);
     const live = await trx
       .selectFrom('deliveries')

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { Capabilities } from '../storage/capabilities.js';
 import type { Database } from '../storage/schema.js';
-import { claimDeliveries, databaseNow } from './delivery-claims.js';
+import { BOUND_IDLE, claimDeliveries, databaseNow } from './delivery-claims.js';
 import type { ClaimRequest, ClaimedDelivery, Lease } from './delivery-claims.js';
 import { TickBatch } from './tick-batch.js';
 
@@ -95,6 +95,7 @@ export class DeliveryQueue {
   async completeMany(items: (LeasedItem & { completion: Completion })[], now = Date.now()): Promise<Set<number>> {
     if (items.length === 0) return new Set();
     return this.db.transaction().execute(async (trx) => {
+      if (this.capabilities.dialect === 'postgres') await sql`select ${BOUND_IDLE}`.execute(trx);
       const recorded = new Set<number>();
       // The common case, one statement per claim and status code (a batch holds a few claims).
       const delivered = new Map<string, { lease: Lease; statusCode: number; ids: number[]; latencies: Map<number, number> }>();

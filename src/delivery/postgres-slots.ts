@@ -26,6 +26,7 @@ export class PostgresSlots implements AppSlots {
   private readonly fences = new TickBatch<number, SlotFence>((apps) => this.renew(apps), { held: 0, validUntil: 0 });
   /** Acquisitions and releases in the order asked, so a release is never overtaken by an earlier acquisition. */
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly acquiring = new Set<number>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -42,7 +43,8 @@ export class PostgresSlots implements AppSlots {
   }
 
   acquire(appId: number, want: number): Promise<number> {
-    return this.serially(() => this.take(appId, want));
+    this.acquiring.add(appId);
+    return this.serially(() => this.take(appId, want)).finally(() => this.acquiring.delete(appId));
   }
 
   private async take(appId: number, want: number): Promise<number> {
@@ -77,8 +79,11 @@ export class PostgresSlots implements AppSlots {
   }
 
   release(appId: number): Promise<void> {
+    // Not ours from now on, before the rows go: no send may start on a slot being given back. An
+    // acquisition still queued would leave rows behind: they go too.
+    if (!this.mine.delete(appId) && !this.acquiring.has(appId)) return Promise.resolve();
     return this.serially(async () => {
-      if (!this.mine.delete(appId)) return;
+      this.mine.delete(appId);
       await this.db.deleteFrom('delivery_slots').where('app_id', '=', appId).where('holder', '=', this.holder).execute();
     }).catch(this.onError);
   }

@@ -30,15 +30,15 @@ export async function snsr(args: string[], env: Record<string, string> = {}): Pr
   }
 }
 
-/** Starts `snsr <args>` in the background and resolves once its log says it is listening. */
-export function startSnsr(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
+/** Starts `snsr <args>` in the background and resolves once its log says `ready` (by default: listening). */
+export function startSnsr(args: string[], env: Record<string, string>, ready = 'listening on'): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'info', ...NO_SHEDDING, ...env } });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`snsr did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('listening on')) {
+      if (output.includes(ready)) {
         clearTimeout(timer);
         resolve({ child, output: () => output });
       }
