@@ -34,7 +34,8 @@ export function startRetentionPruner(repository: RetentionRepository, defaults: 
   return backgroundJob(
     async ({ drain }) => {
       let partitions = 0;
-      await options.partitions?.ensureAhead(now());
+      const made = await options.partitions?.ensureAhead(now());
+      if (made?.refused.length) log.warn({ months: made.refused }, 'months not made ahead: their rows already sit in the default partition, which is pruned row by row');
       const pruneKind = async (kind: UplinkKind, defaultDays: number): Promise<number> => {
         let total = 0;
         const overrides = await repository.overrides(kind);
