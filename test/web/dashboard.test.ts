@@ -98,6 +98,8 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
     // The overview is the landing page.
     await heading('Overview').waitFor();
     expect(new URL(page.url()).pathname).toBe('/');
+    // A new account's overview says where to start.
+    await page.getByRole('link', { name: 'register them on the Modules page' }).waitFor();
     // The session is an HttpOnly cookie: the page can read neither it nor any stored credential.
     const cookies = await context.cookies(server.url);
     expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([['snsr_session', true, 'Strict']]);

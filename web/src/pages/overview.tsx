@@ -82,6 +82,11 @@ export function OverviewPage() {
             <Tile label="Battery low" value={data.modules.low_battery} href="/modules?state=low-battery" tone="warn" />
             <Tile label="Never seen" value={data.modules.never_seen} href="/modules?state=never-seen" />
           </ul>
+          {data.modules.total === 0 && (
+            <p class="notice notice-info">
+              No module is registered to your account yet: <Link href="/modules">register them on the Modules page</Link> with the key printed on each.
+            </p>
+          )}
           <div class="overview-grid">
             <Section title="Uplinks per hour, last 24 h" id="overview-uplinks">
               <UplinkChart uplinks={data.uplinks} />
