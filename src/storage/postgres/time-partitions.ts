@@ -56,7 +56,8 @@ export async function partitionsOf(db: Kysely<Database>, kind: UplinkKind): Prom
  * Creates the month holding `now` and the `ahead` months after it, where missing, for every
  * partitioned table. A month whose rows already sit in the default partition (snsr was stopped past
  * the months made ahead) cannot be created over them: it is left out, its rows stay in the default
- * partition and are pruned row by row. Several processes may run this at once.
+ * partition and are pruned row by row. Several processes may run this at once; a month whose table
+ * lock is not had within a second waits for the next call.
  */
 export async function createPartitionsAhead(db: Kysely<Database>, now: number, ahead = MONTHS_AHEAD): Promise<{ created: string[]; refused: string[] }> {
   const created: string[] = [];
@@ -71,12 +72,17 @@ export async function createPartitionsAhead(db: Kysely<Database>, now: number, a
       const name = partitionName(table, from);
       const bound = (ms: number) => sql.lit((ms / 1000) * perSecond);
       try {
-        await sql`create table if not exists ${sql.table(name)} partition of ${sql.table(table)} for values from (${bound(from)}) to (${bound(monthStart(now, offset + 1))})`.execute(db);
+        await db.transaction().execute(async (trx) => {
+          // The parent's lock, had at once or not now: ingestion must not queue behind this statement.
+          await sql`set local lock_timeout = '1s'`.execute(trx);
+          await sql`create table if not exists ${sql.table(name)} partition of ${sql.table(table)} for values from (${bound(from)}) to (${bound(monthStart(now, offset + 1))})`.execute(trx);
+        });
         created.push(name);
       } catch (error) {
-        // 42P07: another process made it meanwhile; 23514: the default partition holds rows of that month.
+        // 42P07, 23505: another process made it meanwhile; 55P03: a lock not had in time (the next
+        // round tries again, months ahead); 23514: the default partition holds rows of that month.
         const code = (error as { code?: string }).code;
-        if (code === '42P07' || code === '23505') continue;
+        if (code === '42P07' || code === '23505' || code === '55P03') continue;
         if (code === '23514') refused.push(name);
         else throw error;
       }
