@@ -203,7 +203,9 @@ async function bench(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
   const db = await benchDatabase(dialect);
   if (!db) return [];
   const env = { ...process.env, SNSR_DATABASE_URL: db.url, SNSR_NETWORK_TOKEN: TOKEN, SNSR_SECRET: 'bench', LOG_LEVEL: 'warn', SNSR_BENCH_ROLE: 'server', SNSR_BENCH_ROOT: ROOT };
-  const server = fork(join(BUILD, 'bench/ingest.js'), [], { env, execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // BENCH_CPU_PROF=<dir>: the server writes a CPU profile of its whole run there (node --cpu-prof).
+  const execArgv = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const server = fork(join(BUILD, 'bench/ingest.js'), [], { env, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
     const { port, floorPort } = await next(server, 'ready');
     const rows: Row[] = [];
