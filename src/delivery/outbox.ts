@@ -3,6 +3,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.js';
 import { publish } from '../storage/notifications.js';
 
+interface Message {
+  id: number;
+  module_serial: string;
+}
+
 /**
  * The outbox: one pending delivery per (message, attached app with a callback URL), written in the
  * ingest transaction that stores the message, so a message is never stored without its deliveries
@@ -10,31 +15,34 @@ import { publish } from '../storage/notifications.js';
  * the same message a no-op. Workers in every process are woken on the `deliveries` channel once
  * the transaction commits (never before: they would find nothing). Returns how many were queued.
  */
-export async function enqueueDeliveries(db: Kysely<Database>, message: { id: number; module_serial: string }, now = Date.now()): Promise<number> {
+export async function enqueueDeliveries(db: Kysely<Database>, message: Message, now = Date.now()): Promise<number> {
+  const [queued] = await enqueueDeliveriesOf(db, [message], now);
+  return queued;
+}
+
+/** The same for several messages at once (two statements in all); how many were queued for each. */
+export async function enqueueDeliveriesOf(db: Kysely<Database>, messages: readonly Message[], now = Date.now()): Promise<number[]> {
+  const serials = [...new Set(messages.map((message) => message.module_serial))];
   const apps = await db
     .selectFrom('app_modules')
     .innerJoin('apps', 'apps.id', 'app_modules.app_id')
-    .select('apps.id')
-    .where('app_modules.module_serial', '=', message.module_serial)
+    .select(['apps.id', 'app_modules.module_serial'])
+    .where('app_modules.module_serial', 'in', serials)
     .where('apps.callback_url', 'is not', null)
     .execute();
-  if (apps.length === 0) return 0;
-  const result = await db
+  if (apps.length === 0) return messages.map(() => 0);
+  const rows = messages.flatMap((message) =>
+    apps
+      .filter((app) => app.module_serial === message.module_serial)
+      .map((app) => ({ uuid: randomUUID(), app_id: app.id, message_id: message.id, status: 'pending', next_attempt_at: now, created_at: now, updated_at: now })),
+  );
+  if (rows.length === 0) return messages.map(() => 0);
+  const inserted = await db
     .insertInto('deliveries')
-    .values(
-      apps.map((app) => ({
-        uuid: randomUUID(),
-        app_id: app.id,
-        message_id: message.id,
-        status: 'pending',
-        next_attempt_at: now,
-        created_at: now,
-        updated_at: now,
-      })),
-    )
+    .values(rows)
     .onConflict((oc) => oc.columns(['app_id', 'message_id']).doNothing())
-    .executeTakeFirst();
-  const queued = Number(result.numInsertedOrUpdatedRows ?? 0n);
-  if (queued > 0) await publish(db, 'deliveries');
-  return queued;
+    .returning('message_id')
+    .execute();
+  if (inserted.length > 0) await publish(db, 'deliveries');
+  return messages.map((message) => inserted.filter((row) => row.message_id === message.id).length);
 }

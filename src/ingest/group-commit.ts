@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.js';
+import { Round } from './round.js';
 
-type Work<T> = (trx: Kysely<Database>) => Promise<T>;
+/** A job's work on the batch's transaction; in rounds (see `rounds`), `round` batches its statements with its round's. */
+type Work<T> = (trx: Kysely<Database>, round?: Round) => Promise<T>;
 
 interface Job {
   /** Jobs of one batch run in key order, so concurrent batches take row locks in the same order. */
@@ -18,6 +20,12 @@ export interface GroupCommitOptions {
   concurrency: number;
   /** Errors a job throws before writing anything (a rejected uplink): they fail that job only. */
   isRejection: (error: unknown) => boolean;
+  /**
+   * Run a batch in rounds instead of one job after the other: a round holds at most one job per
+   * key, run side by side with a {@link Round} that merges their statements; a key's later jobs go
+   * to later rounds, in order. Only for jobs of different keys that touch disjoint rows.
+   */
+  rounds?: boolean;
 }
 
 /**
@@ -31,6 +39,8 @@ export interface GroupCommitOptions {
  * the whole batch back and re-runs its jobs one transaction each, so only the failing job fails.
  * A job's promise settles only after its transaction has committed.
  */
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
 export class GroupCommit {
   private readonly queue: Job[] = [];
   private active = 0;
@@ -75,9 +85,10 @@ export class GroupCommit {
 
   private async commit(batch: Job[]): Promise<void> {
     batch.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    const outcomes: Outcome[] = [];
     try {
       await this.db.transaction().execute(async (trx) => {
+        if (this.options.rounds) return this.inRounds(trx, batch, outcomes);
         for (const job of batch) {
           try {
             outcomes.push({ ok: true, value: await job.work(trx) });
@@ -91,7 +102,7 @@ export class GroupCommit {
       if (batch.length === 1) return batch[0].reject(error);
       for (const job of batch) {
         try {
-          job.resolve(await this.db.transaction().execute((trx) => job.work(trx)));
+          job.resolve(await this.db.transaction().execute((trx) => this.alone(trx, job)));
         } catch (alone) {
           job.reject(alone);
         }
@@ -103,5 +114,30 @@ export class GroupCommit {
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.error);
     });
+  }
+
+  private alone(trx: Kysely<Database>, job: Job): Promise<unknown> {
+    if (!this.options.rounds) return job.work(trx);
+    const round = new Round(trx);
+    return round.job(() => job.work(trx, round));
+  }
+
+  /** The batch's jobs in rounds (one job per key each), a round's jobs side by side. */
+  private async inRounds(trx: Kysely<Database>, batch: Job[], outcomes: Outcome[]): Promise<void> {
+    const rounds: number[][] = [];
+    const seen = new Map<string, number>();
+    batch.forEach((job, i) => {
+      const n = seen.get(job.key) ?? 0;
+      seen.set(job.key, n + 1);
+      (rounds[n] ??= []).push(i);
+    });
+    for (const indexes of rounds) {
+      const round = new Round(trx);
+      const settled = await Promise.allSettled(indexes.map((i) => round.job(() => batch[i].work(trx, round))));
+      // Every job of the round has settled: nothing runs on the transaction any more if it must roll back.
+      const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected' && !this.options.isRejection(s.reason));
+      if (failure) throw failure.reason;
+      settled.forEach((s, j) => (outcomes[indexes[j]] = s.status === 'fulfilled' ? { ok: true, value: s.value } : { ok: false, error: s.reason }));
+    }
   }
 }

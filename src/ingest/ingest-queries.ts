@@ -2,7 +2,7 @@
 // query's builder names them.
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { Database, NewMessage } from '../storage/schema.js';
+import type { Database, DeviceRow, NewMessage } from '../storage/schema.js';
 import { prepared } from './prepared.js';
 
 type Db = Kysely<Database>;
@@ -21,12 +21,21 @@ const moduleWithDevice = (db: Db, serial: string) =>
     ])
     .where('modules.serial', '=', serial);
 
+/** A module's own device with the module's state (`m_` columns). */
+export type ModuleWithDevice = DeviceRow & {
+  m_protocol: string;
+  m_last_cpt: number | null;
+  m_last_seq: number | null;
+  m_last_time_s: number | null;
+  m_last_when_ms: number | null;
+};
+
 /** The module and its own device; the locking form holds both rows until commit. */
 export const selectModule = prepared((db: Db, serial: string) => moduleWithDevice(db, serial));
 export const lockModule = prepared((db: Db, serial: string) => moduleWithDevice(db, serial).forUpdate());
 
 const RAW_COLUMNS = ['module_serial', 'seq_number', 'time_s', 'data', 'snr', 'avg_snr', 'lat', 'lng', 'received_at'] as const;
-type RawValues = [string, number | null, number, string, number | null, number | null, number | null, number | null, number];
+export type RawValues = [string, number | null, number, string, number | null, number | null, number | null, number | null, number];
 const rawRow = (v: RawValues) => Object.fromEntries(RAW_COLUMNS.map((column, i) => [column, v[i]])) as Record<(typeof RAW_COLUMNS)[number], never>;
 
 /**
@@ -127,7 +136,7 @@ export function updateDeviceQuery(fields: readonly DeviceField[], message: boole
   return query;
 }
 
-const MESSAGE_COLUMNS = [
+export const MESSAGE_COLUMNS = [
   'module_serial', 'device_id', 'raw_id', 'when_ms', 'time_s', 'type', 'station', 'lvl', 'frame', 'frame_type',
   'code', 'entry_id', 'stamp', 'cpt', 'retry', 'custom', 'contrib', 'ctxt',
 ] as const satisfies readonly (keyof NewMessage)[];

@@ -54,13 +54,15 @@ export class IngestService {
       // SQLite has one connection anyway.
       concurrency: storage.capabilities.skipLocked ? 2 : 1,
       isRejection: (error) => error instanceof DomainError,
+      // PostgreSQL: the uplinks of a batch side by side, one statement per table for all of them.
+      rounds: storage.capabilities.skipLocked,
     });
   }
 
   receive(uplink: Uplink): Promise<IngestResult> {
     const rowLocks = this.storage.capabilities.skipLocked;
     const env = { log: this.log, dateText: this.dateText, now: Date.now };
-    const done = this.commits.run(uplink.device.toUpperCase(), (trx) => runPipeline(new IngestStore(trx, rowLocks), uplink, env));
+    const done = this.commits.run(uplink.device.toUpperCase(), (trx, round) => runPipeline(new IngestStore(trx, rowLocks, round), uplink, env));
     // Simulated uplinks are not network traffic: metrics leave them out.
     const observe = uplink.simulated ? undefined : this.options.observe;
     if (!observe) return done;

@@ -3,6 +3,11 @@ import type { Kysely } from 'kysely';
 import type { Protocol } from '../protocol/udm/index.js';
 import type { Database, DeviceRow, MessageRow, NewMessage, RawMessageRow } from '../storage/schema.js';
 import * as q from './ingest-queries.js';
+import * as b from './batched-queries.js';
+import { enqueueDeliveriesOf } from '../delivery/outbox.js';
+import type { BatchedStatement, Round } from './round.js';
+
+const enqueueDeliveries: BatchedStatement<{ id: number; module_serial: string }, number> = { run: (trx, messages) => enqueueDeliveriesOf(trx, messages) };
 
 /** The module an uplink belongs to, with what the pipeline needs to know about it. */
 export interface IngestModule {
@@ -46,18 +51,20 @@ export interface DeviceChanges {
 /**
  * The ingest pipeline's queries. Every method runs on the transaction it is given, so one uplink's
  * steps commit or roll back together. The ones every uplink runs are prepared (ingest-queries.ts);
- * the rare ones are built as usual.
+ * the rare ones are built as usual. Given a round (PostgreSQL), the hot ones are sent together with
+ * those of the round's other uplinks (batched-queries.ts).
  */
 export class IngestStore {
   constructor(
     readonly trx: Kysely<Database>,
     /** `SELECT … FOR UPDATE` is available (it is wherever SKIP LOCKED is): serialize a module's uplinks across processes. */
     private readonly rowLocks: boolean,
+    private readonly round?: Round,
   ) {}
 
   /** The module by serial with its own device, locked for the rest of the transaction. */
   async lockModule(serial: string): Promise<IngestModule | undefined> {
-    const [row] = await (this.rowLocks ? q.lockModule : q.selectModule)(this.trx, serial);
+    const [row] = this.round ? [await this.round.add(b.lockModules, serial)] : await (this.rowLocks ? q.lockModule : q.selectModule)(this.trx, serial);
     if (!row) return undefined;
     const { m_protocol, m_last_cpt, m_last_seq, m_last_time_s, m_last_when_ms, ...device } = row;
     return {
@@ -73,20 +80,22 @@ export class IngestStore {
 
   /** Inserts the raw message unless this uplink is already stored; its id, or undefined. */
   async insertRaw(raw: NewRaw): Promise<number | undefined> {
-    const values = [raw.module_serial, raw.seq_number, raw.time_s, raw.data, raw.snr, raw.avg_snr, raw.lat, raw.lng, raw.received_at] as const;
+    const values: q.RawValues = [raw.module_serial, raw.seq_number, raw.time_s, raw.data, raw.snr, raw.avg_snr, raw.lat, raw.lng, raw.received_at];
+    if (this.round) return this.round.add(raw.seq_number !== null ? b.insertRawBySeq : b.insertRawNoSeq, values);
     const [row] = await (raw.seq_number !== null ? q.insertRawBySeq : q.insertRawNoSeq)(this.trx, ...values);
     return row?.id;
   }
 
   /** The stored raw message of this uplink: same sequence number and time, or same time and frame without one. */
   async findRaw(serial: string, seqNumber: number | null, timeS: number, data: string): Promise<{ id: number; snr: number | null } | undefined> {
+    if (this.round && seqNumber !== null) return this.round.add(b.findRawBySeq, [serial, seqNumber, timeS]);
     const [row] = await (seqNumber !== null ? q.findRawBySeq(this.trx, serial, seqNumber, timeS) : q.findRawNoSeq(this.trx, serial, timeS, data));
     return row;
   }
 
   /** Adds a base station's reception; true when this station had not reported the uplink before. */
   async addRinfo(rawId: number, tap: string, rssi: number | null, snr: number | null): Promise<boolean> {
-    const [inserted] = await q.insertRinfo(this.trx, rawId, tap, rssi, snr);
+    const inserted = this.round ? await this.round.add(b.insertRinfos, [rawId, tap, rssi, snr]) : (await q.insertRinfo(this.trx, rawId, tap, rssi, snr)).length > 0;
     if (inserted) return true;
     // The same station again: keep its best reception, so a replay changes nothing.
     if (snr !== null) {
@@ -102,7 +111,8 @@ export class IngestStore {
   }
 
   async setRawSnr(rawId: number, snr: number): Promise<void> {
-    await q.setRawSnr(this.trx, rawId, snr);
+    if (this.round) await this.round.add(b.setRawSnr, [rawId, snr]);
+    else await q.setRawSnr(this.trx, rawId, snr);
   }
 
   /** Writes what an uplink changed of the module, in one statement (two when the protocol switches). */
@@ -110,7 +120,9 @@ export class IngestStore {
     if (changes.protocol) await this.trx.updateTable('modules').set({ protocol: changes.protocol }).where('serial', '=', serial).execute();
     const { newest, lastWhenMs } = changes;
     if (newest || lastWhenMs !== undefined) {
-      await q.updateModuleState(this.trx, serial, newest?.cpt ?? null, newest?.seq ?? null, newest?.timeS ?? null, lastWhenMs ?? null);
+      const values = [serial, newest?.cpt ?? null, newest?.seq ?? null, newest?.timeS ?? null, lastWhenMs ?? null] as const;
+      if (this.round) await this.round.add(b.updateModuleStates, [...values]);
+      else await q.updateModuleState(this.trx, ...values);
     }
   }
 
@@ -155,14 +167,21 @@ export class IngestStore {
     const fields = q.DEVICE_FIELDS.filter((field) => changes.fields?.[field] !== undefined);
     const seen = changes.seenAt !== undefined;
     const values = [...fields.map((field) => changes.fields?.[field]), ...(seen ? [changes.seenAt] : []), id];
-    const [row] = await q.updateDeviceQuery(fields, changes.message === true, seen)(this.trx, ...values);
+    const message = changes.message === true;
+    const [row] = this.round ? [await this.round.add(b.updateDevices(fields, message, seen), values)] : await q.updateDeviceQuery(fields, message, seen)(this.trx, ...values);
     if (!row) throw new Error(`device ${id} not found`);
     return row;
   }
 
   async insertMessage(message: NewMessage): Promise<number> {
+    if (this.round) return this.round.add(b.insertMessages, message);
     const [row] = await q.insertMessage(this.trx, message);
     if (!row) throw new Error('message not inserted');
     return row.id;
+  }
+
+  /** The message's pending deliveries, one per attached app with a callback (the outbox). */
+  async enqueueDeliveries(message: { id: number; module_serial: string }): Promise<number> {
+    return this.round ? this.round.add(enqueueDeliveries, message) : (await enqueueDeliveriesOf(this.trx, [message]))[0];
   }
 }

@@ -1,4 +1,3 @@
-import { enqueueDeliveries } from '../../delivery/outbox.js';
 import { frameTypeString, messageType } from '../../protocol/udm/index.js';
 import type { Frame } from '../../protocol/udm/index.js';
 import type { DeviceRow } from '../../storage/schema.js';
@@ -48,6 +47,6 @@ export async function storeMessage(
     contrib: JSON.stringify(input.contrib),
     ctxt: JSON.stringify(deviceContext(device, input.dateText)),
   });
-  await enqueueDeliveries(store.trx, { id, module_serial: module.serial });
+  await store.enqueueDeliveries({ id, module_serial: module.serial });
   return { id, type };
 }

@@ -1,0 +1,174 @@
+// PostgreSQL: the statements every uplink runs, each serving a whole round of uplinks (round.ts) in
+// one round trip — arrays unnested into rows, results matched back to the uplinks by a key that is
+// unique within a round (a round holds one uplink per module). Fixed texts, run as named statements,
+// so PostgreSQL plans them once without knowing the arrays: every row is found through its unique
+// index (a LATERAL lookup per array element, or `= ANY(ids)` beside the join), never by a join the
+// planner might choose to make by scanning a table that grows.
+import { CompiledQuery } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Database, DeviceRow, NewMessage } from '../storage/schema.js';
+import { markHot } from '../storage/hot-statements.js';
+import type { BatchedStatement } from './round.js';
+import { MESSAGE_COLUMNS } from './ingest-queries.js';
+import type { DeviceField, ModuleWithDevice, RawValues } from './ingest-queries.js';
+
+type Db = Kysely<Database>;
+
+function hot(text: string): string {
+  markHot(text);
+  return text;
+}
+
+async function rows<R>(trx: Db, text: string, parameters: unknown[]): Promise<R[]> {
+  return (await trx.executeQuery<R>(CompiledQuery.raw(text, parameters))).rows;
+}
+
+/** The arguments as one array per column, for `unnest`. */
+function columns(args: readonly (readonly unknown[])[], width: number): unknown[][] {
+  return Array.from({ length: width }, (_, column) => args.map((arg) => arg[column] ?? null));
+}
+
+/** Answers each argument with the row whose `key` matches its own, or undefined. */
+function matched<A, R>(args: A[], found: R[], argKey: (arg: A) => unknown, rowKey: (row: R) => unknown): (R | undefined)[] {
+  const byKey = new Map(found.map((row) => [rowKey(row), row]));
+  return args.map((arg) => byKey.get(argKey(arg)));
+}
+
+const LOCK_MODULES = hot(
+  'SELECT x.* FROM unnest($1::text[]) WITH ORDINALITY s(serial, n) CROSS JOIN LATERAL (' +
+    'SELECT d.*, m.protocol AS m_protocol, m.last_cpt AS m_last_cpt, m.last_seq AS m_last_seq, m.last_time_s AS m_last_time_s, ' +
+    'm.last_when_ms AS m_last_when_ms FROM modules m JOIN devices d ON d.module_serial = m.serial AND d.idx = 0 ' +
+    'WHERE m.serial = s.serial FOR UPDATE) x ORDER BY s.n',
+);
+
+/** The modules with their own devices, locked until commit, in serial order. */
+export const lockModules: BatchedStatement<string, ModuleWithDevice | undefined> = {
+  async run(trx, serials) {
+    // Looked up and locked one by one in the array's order: every batch locks its modules in serial order.
+    const sorted = [...serials].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return matched(serials, await rows<ModuleWithDevice>(trx, LOCK_MODULES, [sorted]), (s) => s, (row) => row.module_serial);
+  },
+};
+
+const RAW_INSERT =
+  'INSERT INTO raw_messages (module_serial, seq_number, time_s, data, snr, avg_snr, lat, lng, received_at) ' +
+  'SELECT * FROM unnest($1::text[], $2::integer[], $3::bigint[], $4::text[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::bigint[]) ';
+const INSERT_RAW_BY_SEQ = hot(`${RAW_INSERT}ON CONFLICT (module_serial, seq_number, time_s) WHERE seq_number IS NOT NULL DO NOTHING RETURNING id, module_serial`);
+const INSERT_RAW_NO_SEQ = hot(`${RAW_INSERT}ON CONFLICT (module_serial, time_s, data) WHERE seq_number IS NULL DO NOTHING RETURNING id, module_serial`);
+
+function insertRaw(text: string): BatchedStatement<RawValues, number | undefined> {
+  return {
+    async run(trx, args) {
+      const inserted = await rows<{ id: number; module_serial: string }>(trx, text, columns(args, 9));
+      return matched(args, inserted, (arg) => arg[0], (row) => row.module_serial).map((row) => row?.id);
+    },
+  };
+}
+
+/** Inserts the raw messages not stored yet (see ingest-queries.ts); each one's id, or undefined. */
+export const insertRawBySeq = insertRaw(INSERT_RAW_BY_SEQ);
+export const insertRawNoSeq = insertRaw(INSERT_RAW_NO_SEQ);
+
+const FIND_RAW_BY_SEQ = hot(
+  'SELECT r.id, r.snr, r.module_serial FROM unnest($1::text[], $2::integer[], $3::bigint[]) u(serial, seq, time_s) CROSS JOIN LATERAL (' +
+    'SELECT id, snr, module_serial FROM raw_messages WHERE module_serial = u.serial AND seq_number = u.seq AND time_s = u.time_s) r',
+);
+
+/** The stored raw messages of these (serial, sequence number, time). */
+export const findRawBySeq: BatchedStatement<[string, number, number], { id: number; snr: number | null } | undefined> = {
+  async run(trx, args) {
+    const found = await rows<{ id: number; snr: number | null; module_serial: string }>(trx, FIND_RAW_BY_SEQ, columns(args, 3));
+    return matched(args, found, (arg) => arg[0], (row) => row.module_serial).map((row) => row && { id: row.id, snr: row.snr });
+  },
+};
+
+const INSERT_RINFOS = hot(
+  'INSERT INTO rinfos (raw_id, tap, rssi, snr) SELECT * FROM unnest($1::bigint[], $2::text[], $3::float8[], $4::float8[]) ' +
+    'ON CONFLICT (raw_id, tap) DO NOTHING RETURNING raw_id',
+);
+
+/** Adds each station's reception; true where that station had not reported the uplink before. */
+export const insertRinfos: BatchedStatement<[number, string, number | null, number | null], boolean> = {
+  async run(trx, args) {
+    const inserted = await rows<{ raw_id: number }>(trx, INSERT_RINFOS, columns(args, 4));
+    return matched(args, inserted, (arg) => arg[0], (row) => row.raw_id).map((row) => row !== undefined);
+  },
+};
+
+const SET_RAW_SNR = hot('UPDATE raw_messages r SET snr = u.snr FROM unnest($1::bigint[], $2::float8[]) u(id, snr) WHERE r.id = u.id AND r.id = ANY($1::bigint[])');
+
+export const setRawSnr: BatchedStatement<[number, number], void> = {
+  async run(trx, args) {
+    await rows(trx, SET_RAW_SNR, columns(args, 2));
+    return args.map(() => undefined);
+  },
+};
+
+const UPDATE_MODULES = hot(
+  'UPDATE modules m SET last_cpt = COALESCE(u.cpt, m.last_cpt), last_seq = COALESCE(u.seq, m.last_seq), ' +
+    'last_time_s = COALESCE(u.time_s, m.last_time_s), last_when_ms = COALESCE(u.when_ms, m.last_when_ms) ' +
+    'FROM unnest($1::text[], $2::integer[], $3::integer[], $4::bigint[], $5::bigint[]) u(serial, cpt, seq, time_s, when_ms) WHERE m.serial = u.serial AND m.serial = ANY($1::text[])',
+);
+
+/** Each module's state after its uplink; a NULL leaves its column as it is. */
+export const updateModuleStates: BatchedStatement<[string, number | null, number | null, number | null, number | null], void> = {
+  async run(trx, args) {
+    await rows(trx, UPDATE_MODULES, columns(args, 5));
+    return args.map(() => undefined);
+  },
+};
+
+const deviceUpdates = new Map<string, BatchedStatement<unknown[], DeviceRow | undefined>>();
+
+/**
+ * One statement per shape, as ingest-queries.ts's `updateDeviceQuery`: the arguments are the
+ * fields' values, then the time heard (if any), then the device id; each answered with the device
+ * as it is afterwards.
+ */
+export function updateDevices(fields: readonly DeviceField[], message: boolean, seen: boolean): BatchedStatement<unknown[], DeviceRow | undefined> {
+  const key = `${fields.join(',')}|${message}|${seen}`;
+  let statement = deviceUpdates.get(key);
+  if (statement !== undefined) return statement;
+  const names = [...fields, ...(seen ? ['seen'] : []), 'id'];
+  const types = [...fields.map(() => 'text'), ...(seen ? ['bigint'] : []), 'bigint'];
+  const sets = [
+    ...fields.map((field) => `${field} = u.${field}`),
+    ...(message ? ['msgs = d.msgs + 1'] : []),
+    ...(seen ? ['firstseen = COALESCE(d.firstseen, u.seen)', 'lastseen = CASE WHEN d.lastseen IS NULL OR d.lastseen < u.seen THEN u.seen ELSE d.lastseen END'] : []),
+  ];
+  const text = hot(
+  `UPDATE devices d SET ${sets.join(', ')} FROM unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')}) u(${names.join(', ')}) ` +
+      `WHERE d.id = u.id AND d.id = ANY($${names.length}::bigint[]) RETURNING d.*`,
+  );
+  statement = {
+    async run(trx, args) {
+      return matched(args, await rows<DeviceRow>(trx, text, columns(args, names.length)), (arg) => arg[arg.length - 1], (row) => row.id);
+    },
+  };
+  deviceUpdates.set(key, statement);
+  return statement;
+}
+
+/** PostgreSQL types of the message columns, for unnest. */
+const MESSAGE_TYPES: Record<(typeof MESSAGE_COLUMNS)[number], string> = {
+  module_serial: 'text', device_id: 'bigint', raw_id: 'bigint', when_ms: 'bigint', time_s: 'bigint', type: 'text', station: 'text',
+  lvl: 'float8', frame: 'text', frame_type: 'text', code: 'text', entry_id: 'integer', stamp: 'integer', cpt: 'integer', retry: 'integer',
+  custom: 'text', contrib: 'text', ctxt: 'text',
+};
+
+const INSERT_MESSAGES = hot(
+  `INSERT INTO messages (${MESSAGE_COLUMNS.join(', ')}) SELECT * FROM unnest(${MESSAGE_COLUMNS.map((c, i) => `$${i + 1}::${MESSAGE_TYPES[c]}[]`).join(', ')}) ` +
+    'RETURNING id, module_serial',
+);
+
+/** Inserts the messages; each one's id. */
+export const insertMessages: BatchedStatement<NewMessage, number> = {
+  async run(trx, messages) {
+    const values = messages.map((message) => MESSAGE_COLUMNS.map((column) => message[column]));
+    const inserted = await rows<{ id: number; module_serial: string }>(trx, INSERT_MESSAGES, columns(values, MESSAGE_COLUMNS.length));
+    return matched(messages, inserted, (m) => m.module_serial, (row) => row.module_serial).map((row) => {
+      if (!row) throw new Error('message not inserted');
+      return row.id;
+    });
+  },
+};
