@@ -1,5 +1,5 @@
-// `npm run demo`: see src/simulator/demo.ts. Runs from source with tsx, so it works right after `npm ci`.
-import { runDemo } from '../src/simulator/demo.js';
+// `npm run demo`: see src/cli/demo.ts. Runs from source with tsx, so it works right after `npm ci`.
+import { runDemo } from '../src/cli/demo.js';
 
 try {
   await runDemo();

@@ -7,9 +7,9 @@ import { pino } from 'pino';
 import { loadConfig } from '../config.js';
 import { createContext } from '../context.js';
 import { buildServer } from '../http/server.js';
-import { catalogCsv, parseModules } from './fleet.js';
-import { formatSummary, progressPrinter } from './report.js';
-import { Simulation } from './simulation.js';
+import { catalogCsv, parseModules } from '../simulator/fleet.js';
+import { formatSummary, progressPrinter } from '../simulator/report.js';
+import { Simulation } from '../simulator/simulation.js';
 
 const EMAIL = 'demo@example.com';
 const PASSWORD = 'Demo1234';
