@@ -124,7 +124,7 @@ export interface Context {
   devices: DeviceService;
   /** Decoded messages as CSV or NDJSON downloads, streamed. */
   exports: ExportService;
-  /** Owners' retention choices per module, over the operator's defaults. */
+  /** Owners' retention choices per module and per app, over the operator's defaults. */
   retention: RetentionService;
   /** Alerts of watched devices: listing and acknowledging. */
   alerts: AlertService;
@@ -244,7 +244,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     ingest,
     portalSimulator: new PortalSimulator(modules, ingest, repositories.messages),
     devices,
-    retention: new RetentionService(new RetentionRepository(storage.db), modules, config.retention),
+    retention: new RetentionService(new RetentionRepository(storage.db), modules, apps, config.retention),
     exports: new ExportService(new ExportRepository(storage.db), { devices, modules, apps, moduleBySerial: (serial) => repositories.modules.bySerial(serial) }),
     alerts: new AlertService(new AlertsRepository(storage.db), {
       moduleBySerial: (serial) => repositories.modules.bySerial(serial),

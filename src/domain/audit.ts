@@ -28,6 +28,7 @@ export const AUDIT_ACTIONS = [
   'app.create',
   'app.update',
   'app.delete',
+  'app.retention',
   'app.attach',
   'app.detach',
   'app.test',

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { RetentionRepository, UplinkKind } from '../storage/retention-repository.js';
 import type { TimePartitions } from '../storage/postgres/partition-drops.js';
+import { effectiveChoices } from '../domain/retention.js';
 import { backgroundJob } from './background-job.js';
 import type { BackgroundJob } from './background-job.js';
 
@@ -20,13 +21,13 @@ export interface RetentionPrunerOptions {
 export type RetentionPruner = BackgroundJob<{ messages: number; raw: number; alerts: number; partitions: number }>;
 
 /**
- * Deletes messages, raw uplinks and ended alerts past their retention: each module's owner's choice,
- * else the operator's default (0: kept forever). Device counters (`msgs`, `losts`, `alerts`) live on
+ * Deletes messages, raw uplinks and ended alerts past their retention: each module's own choice,
+ * else the longest choice of the apps it is attached to, else the operator's default (0: kept forever). Device counters (`msgs`, `losts`, `alerts`) live on
  * the device rows and are not derived from the deleted rows, so they stay true. Several processes on
  * one PostgreSQL may each run one: they delete the same old rows, which is harmless.
  *
  * With time partitions (PostgreSQL), a month whose rows are all past the operator's default and hold
- * nothing a module's longer choice (or 0, forever) keeps is dropped whole first; the rest goes row by row.
+ * nothing a module's longer retention (its own or an app's; or 0, forever) keeps is dropped whole first; the rest goes row by row.
  */
 export function startRetentionPruner(repository: RetentionRepository, defaults: Config['retention'], log: Logger, options: RetentionPrunerOptions = {}): RetentionPruner {
   const batch = options.batch ?? 500;
@@ -38,7 +39,7 @@ export function startRetentionPruner(repository: RetentionRepository, defaults: 
       if (made?.refused.length) log.warn({ months: made.refused }, 'months not made ahead: their rows already sit in the default partition, which is pruned row by row');
       const pruneKind = async (kind: UplinkKind, defaultDays: number): Promise<number> => {
         let total = 0;
-        const overrides = await repository.overrides(kind);
+        const overrides = effectiveChoices(await repository.choices(kind));
         if (options.partitions && defaultDays > 0) {
           const keepers = overrides
             .filter(({ days }) => days === 0 || days > defaultDays)
@@ -48,7 +49,7 @@ export function startRetentionPruner(repository: RetentionRepository, defaults: 
           total += dropped.rows;
         }
         for (const { serial, days } of overrides) {
-          // 0: the owner keeps this module's data forever (and the default's sweep leaves it alone).
+          // 0: the module's (or an app's) owner keeps this module's data forever (and the default's sweep leaves it alone).
           if (days === 0) continue;
           total += await drain(() => repository.deleteOlder(kind, now() - days * DAY, batch, serial));
         }

@@ -4,9 +4,26 @@ import type { Database } from './schema.js';
 /** What the pruner deletes by age: messages by reception time, raw uplinks (with their rinfos) likewise. */
 export type UplinkKind = 'messages' | 'raw';
 
+/** An owner's choice in days per kind (0: forever); `null`: no choice. */
 export interface ModuleRetention {
   messagesDays: number | null;
   rawDays: number | null;
+}
+
+export interface AppRetention extends ModuleRetention {
+  appId: number;
+  name: string;
+}
+
+/** One choice of a kind in force for a module: its own, or one of an app it is attached to. */
+export interface Choice {
+  serial: string;
+  days: number;
+}
+
+export interface RetentionChoices {
+  modules: Choice[];
+  apps: Choice[];
 }
 
 const TABLES = {
@@ -15,7 +32,7 @@ const TABLES = {
 } as const;
 
 /**
- * Retention overrides and batched deletes. Every delete takes at most `batch` rows chosen by a
+ * Retention choices (per module, per app) and batched deletes. Every delete takes at most `batch` rows chosen by a
  * range scan on a time index, so one statement never holds SQLite (or PostgreSQL's locks) for long.
  */
 export class RetentionRepository {
@@ -39,16 +56,59 @@ export class RetentionRepository {
       .execute();
   }
 
-  /** Modules whose owner chose a retention of this kind, with it in days. */
-  async overrides(kind: UplinkKind): Promise<{ serial: string; days: number }[]> {
+  async ofApp(appId: number): Promise<ModuleRetention> {
+    const row = await this.db.selectFrom('app_retention').selectAll().where('app_id', '=', appId).executeTakeFirst();
+    return { messagesDays: row?.messages_days ?? null, rawDays: row?.raw_days ?? null };
+  }
+
+  async setApp(appId: number, retention: ModuleRetention): Promise<void> {
+    const values = { messages_days: retention.messagesDays, raw_days: retention.rawDays };
+    if (values.messages_days === null && values.raw_days === null) {
+      await this.db.deleteFrom('app_retention').where('app_id', '=', appId).execute();
+      return;
+    }
+    await this.db
+      .insertInto('app_retention')
+      .values({ app_id: appId, ...values })
+      .onConflict((oc) => oc.column('app_id').doUpdateSet(values))
+      .execute();
+  }
+
+  /** The choices of the apps a module is attached to (only apps that chose something), by app id. */
+  async appsOfModule(serial: string): Promise<AppRetention[]> {
+    const rows = await this.db
+      .selectFrom('app_modules')
+      .innerJoin('app_retention', 'app_retention.app_id', 'app_modules.app_id')
+      .innerJoin('apps', 'apps.id', 'app_modules.app_id')
+      .select(['apps.id', 'apps.name', 'app_retention.messages_days', 'app_retention.raw_days'])
+      .where('app_modules.module_serial', '=', serial)
+      .orderBy('apps.id')
+      .execute();
+    return rows.map((row) => ({ appId: Number(row.id), name: row.name, messagesDays: row.messages_days, rawDays: row.raw_days }));
+  }
+
+  /**
+   * Every choice of this kind in days: modules' own, and for each module attached to an app that
+   * chose, the app's (one row per app and module). The caller applies the precedence.
+   */
+  async choices(kind: UplinkKind): Promise<RetentionChoices> {
     const column = TABLES[kind].override;
-    const rows = await this.db.selectFrom('module_retention').select(['module_serial', column]).where(column, 'is not', null).execute();
-    return rows.map((row) => ({ serial: row.module_serial, days: row[column] as number }));
+    const modules = await this.db.selectFrom('module_retention').select(['module_serial', column]).where(column, 'is not', null).execute();
+    const apps = await this.db
+      .selectFrom('app_modules')
+      .innerJoin('app_retention', 'app_retention.app_id', 'app_modules.app_id')
+      .select(['app_modules.module_serial', `app_retention.${column}`])
+      .where(`app_retention.${column}`, 'is not', null)
+      .execute();
+    return {
+      modules: modules.map((row) => ({ serial: row.module_serial, days: row[column] as number })),
+      apps: apps.map((row) => ({ serial: row.module_serial, days: row[column] as number })),
+    };
   }
 
   /**
    * Deletes up to `batch` rows older than `before` (epoch ms): of one module, or (no module) of every
-   * module without an override of this kind. Returns how many went.
+   * module without a choice of this kind, its own or an attached app's. Returns how many went.
    */
   async deleteOlder(kind: UplinkKind, before: number, batch: number, module?: string): Promise<number> {
     const { table, time, override } = TABLES[kind];
@@ -59,7 +119,15 @@ export class RetentionRepository {
         ids =
           module !== undefined
             ? ids.where('module_serial', '=', module)
-            : ids.where('module_serial', 'not in', eb.selectFrom('module_retention').select('module_serial').where(override, 'is not', null));
+            : ids
+                .where('module_serial', 'not in', eb.selectFrom('module_retention').select('module_serial').where(override, 'is not', null))
+                .where('module_serial', 'not in', (sub) =>
+                  sub
+                    .selectFrom('app_modules')
+                    .innerJoin('app_retention', 'app_retention.app_id', 'app_modules.app_id')
+                    .select('app_modules.module_serial')
+                    .where(`app_retention.${override}`, 'is not', null),
+                );
         return ids.limit(batch);
       })
       .executeTakeFirst();

@@ -23,6 +23,7 @@ export interface Database {
   password_resets: PasswordResetsTable;
   alerts: AlertsTable;
   module_retention: ModuleRetentionTable;
+  app_retention: AppRetentionTable;
   alert_settings: AlertSettingsTable;
   leases: LeasesTable;
   rate_limits: RateLimitsTable;
@@ -294,6 +295,13 @@ export interface LeasesTable {
 /** An owner's override of how long a module's data is kept; NULL: the operator's default. */
 export interface ModuleRetentionTable {
   module_serial: string;
+  messages_days: number | null;
+  raw_days: number | null;
+}
+
+/** An app owner's retention choice for every module attached to the app (NULL: no choice). */
+export interface AppRetentionTable {
+  app_id: number;
   messages_days: number | null;
   raw_days: number | null;
 }

@@ -88,10 +88,15 @@ describe.each(dialects)('GET/POST /iot/developers/modules/retention.json (%s)', 
   });
 
   it("shows the operator's default until the owner chooses, then the choice; empty goes back", async () => {
-    expect((await call('GET', owner, 'sn=c0fe')).json()).toEqual({ serial: 'C0FE', messages_days: null, raw_days: null, effective: { messages_days: 90, raw_days: 0 } });
+    expect((await call('GET', owner, 'sn=c0fe')).json()).toEqual({ serial: 'C0FE', messages_days: null, raw_days: null, effective: { messages_days: 90, raw_days: 0 },
+      source: { messages_days: { from: 'default' }, raw_days: { from: 'default' } },
+    });
     const set = await call('POST', owner, 'sn=C0FE&messages_days=7&raw_days=0');
     expect(set.statusCode).toBe(200);
-    expect(set.json()).toEqual({ serial: 'C0FE', messages_days: 7, raw_days: 0, effective: { messages_days: 7, raw_days: 0 } });
+    expect(set.json()).toEqual({
+      serial: 'C0FE', messages_days: 7, raw_days: 0, effective: { messages_days: 7, raw_days: 0 },
+      source: { messages_days: { from: 'module' }, raw_days: { from: 'module' } },
+    });
     expect((await call('GET', owner, 'sn=C0FE')).json()).toMatchObject({ messages_days: 7, raw_days: 0 });
     expect((await call('POST', owner, 'sn=C0FE&messages_days=')).json()).toMatchObject({ messages_days: null, raw_days: null, effective: { messages_days: 90 } });
   });
