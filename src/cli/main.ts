@@ -15,6 +15,7 @@ import { alertsCommand } from './commands/alerts.js';
 import { backupCommand } from './commands/backup.js';
 import { modulesCommand } from './commands/modules.js';
 import { exportCommand } from './commands/export.js';
+import { copyDataCommand } from './commands/copy-data.js';
 import { describeError } from './describe-error.js';
 import { CommanderError, commanderExitCode, EXIT, throwInsteadOfExit } from './exit-code.js';
 import { loadDotEnv } from './load-dot-env.js';
@@ -40,7 +41,8 @@ const program = new Command('snsr')
   .addCommand(deliveriesCommand())
   .addCommand(alertsCommand())
   .addCommand(backupCommand())
-  .addCommand(exportCommand());
+  .addCommand(exportCommand())
+  .addCommand(copyDataCommand());
 throwInsteadOfExit(program);
 
 try {
