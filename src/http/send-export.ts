@@ -19,6 +19,14 @@ export const ExportBody = (format: string) =>
         : 'one JSON object per line, oldest first: time, when (epoch ms), serial, type, the decoded measurements (key names carry the unit), signal_dbm, station, frame',
   });
 
+export const RawExportBody = (format: string) =>
+  Type.String({
+    description:
+      format === 'csv'
+        ? 'CSV, oldest first, one row per uplink: time (network, ISO 8601), serial, seq, data, stations (every station that heard it as station:rssi:snr, joined by ;)'
+        : 'one JSON object per line, oldest first: time (network), serial, seq, data, stations (an array of {station, rssi, snr})',
+  });
+
 /**
  * Streams an export: Node back-pressure paces the database reads to what the client takes, so a
  * range of any size is sent with one page of rows in memory.

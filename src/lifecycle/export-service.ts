@@ -8,6 +8,7 @@ import { parseInstant } from '../domain/time-range.js';
 import type { ExportRepository } from '../storage/export-repository.js';
 import { exportMessages } from './message-export.js';
 import type { ExportFormat } from './message-export.js';
+import { exportRawMessages } from './raw-export.js';
 
 /** The range of an export as a caller gives it: epoch ms or s, or an ISO 8601 date; both optional. */
 export interface ExportQuery {
@@ -47,7 +48,7 @@ export function exportRange(query: ExportQuery): { from: number; to: number } {
   return { from, to };
 }
 
-/** Decoded messages as CSV or NDJSON, for a device token, a module's owner, or an app's owner. */
+/** Decoded (or raw) messages as CSV or NDJSON, for a device token, a module's owner, an app's owner, the operator. */
 export class ExportService {
   constructor(
     private readonly repository: ExportRepository,
@@ -90,7 +91,33 @@ export class ExportService {
     return this.file(`${module.serial}-messages`, format, { scopes: [{ moduleSerial: module.serial }], ...range, format });
   }
 
+  /** The token's module's raw uplinks with their station reports (a `sn` must name the module or one of its devices). */
+  async rawForDevice(scope: DeviceScope, selector: DeviceSelector, query: ExportQuery, format: ExportFormat): Promise<ExportFile> {
+    const range = exportRange(query);
+    await this.services.devices.select(scope, selector);
+    return this.rawFile(scope.module.serial, format, range);
+  }
+
+  /** The raw uplinks of a module the account owns. */
+  async rawForModule(accountId: number, sn: string, query: ExportQuery, format: ExportFormat): Promise<ExportFile> {
+    const range = exportRange(query);
+    const { module } = await this.services.modules.owned(accountId, sn);
+    return this.rawFile(module.serial, format, range);
+  }
+
+  /** The raw uplinks of any module of the catalog, for the operator's CLI. */
+  async rawForOperator(sn: string, query: ExportQuery, format: ExportFormat): Promise<ExportFile> {
+    const range = exportRange(query);
+    const module = await this.services.moduleBySerial(normalizeSerial(sn));
+    if (!module) throw notFound(`module ${normalizeSerial(sn)} is not in the catalog`);
+    return this.rawFile(module.serial, format, range);
+  }
+
   private file(name: string, format: ExportFormat, request: Parameters<typeof exportMessages>[1]): ExportFile {
     return { filename: `${name}.${format}`, contentType: CONTENT_TYPES[format], chunks: exportMessages(this.repository, request) };
+  }
+
+  private rawFile(serial: string, format: ExportFormat, range: { from: number; to: number }): ExportFile {
+    return { filename: `${serial}-raw.${format}`, contentType: CONTENT_TYPES[format], chunks: exportRawMessages(this.repository, { moduleSerial: serial, ...range, format }) };
   }
 }

@@ -21,6 +21,12 @@ beforeAll(async () => {
       frame: '000300189167', frame_type: 'srv_frm_keepalive', code: 'keepalive', entry_id: 0, stamp: 0, cpt: i, retry: 0, custom: `{"voltage_mv":${3300 + i},"temperature_c":21.5}`, contrib: '{}', ctxt: '{}',
     });
   }
+  const raw = await context.storage.db
+    .insertInto('raw_messages')
+    .values({ module_serial: 'C0FE', seq_number: 7, time_s: T0 / 1000, data: '000300189167', snr: 14, avg_snr: 12, lat: null, lng: null, received_at: T0 })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await context.storage.db.insertInto('rinfos').values([{ raw_id: raw.id, tap: '0A1B', rssi: -125.5, snr: 14 }, { raw_id: raw.id, tap: '1B2C', rssi: -110, snr: 10 }]).execute();
   await context.close();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,6 +46,21 @@ describe('snsr export (the real binary)', { timeout: 90_000 }, () => {
     expect(readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual([
       { time: '2026-11-01T08:00:00.000Z', when: T0, serial: 'C0FE', type: 'keepalive:voltagetemp', temperature_c: 21.5, voltage_mv: 3300, signal_dbm: -120, station: '1A2B', frame: '000300189167' },
     ]);
+  });
+
+  it('writes the raw uplinks with --raw, stations joined in CSV and an array in NDJSON', async () => {
+    const csv = await snsr(['export', '--raw', '--module', 'C0FE'], env);
+    expect(csv.code).toBe(0);
+    expect(csv.stdout.split('\r\n').filter(Boolean)).toEqual([
+      'time,serial,seq,data,stations (station:rssi dBm:snr dB;…)',
+      '2026-11-01T08:00:00.000Z,C0FE,7,000300189167,0A1B:-125.5:14;1B2C:-110:10',
+    ]);
+    const ndjson = await snsr(['export', '--raw', '--module', 'c0fe', '--format', 'ndjson', '--from', String(T0 + 1000)], env);
+    expect(ndjson.code).toBe(0);
+    expect(ndjson.stdout).toBe('');
+    const unknown = await snsr(['export', '--raw', '--module', 'FFFF'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/module FFFF is not in the catalog/);
   });
 
   it('says what is wrong: an unknown module, a reversed range, an unknown format', async () => {

@@ -4,7 +4,7 @@ import type { Server } from '../../server-types.js';
 import { optionalInteger, optionalString } from '../../params.js';
 import type { Input } from '../../params.js';
 import { DeviceKey, responses } from '../../schemas.js';
-import { EXPORT_FORMATS, ExportBody, ExportQuerySchema, sendExport } from '../../send-export.js';
+import { EXPORT_FORMATS, ExportBody, ExportQuerySchema, RawExportBody, sendExport } from '../../send-export.js';
 
 const ExportQuery = Type.Object({
   ...ExportQuerySchema,
@@ -12,7 +12,12 @@ const ExportQuery = Type.Object({
   sn: Type.Optional(Type.String({ description: 'module serial (optional with a device token), or a child’s serial' })),
 });
 
-/** The module's decoded messages in a time range, as a download (CSV or NDJSON), oldest first. */
+const RawExportQuery = Type.Object({
+  ...ExportQuerySchema,
+  sn: Type.Optional(Type.String({ description: 'module serial (optional with a device token)' })),
+});
+
+/** The module's decoded messages, or its raw uplinks, in a time range, as a download (CSV or NDJSON), oldest first. */
 export async function exportRoutes(app: Server, context: Context): Promise<void> {
   for (const format of EXPORT_FORMATS) {
     app.get(`/msgs/export.${format}`, {
@@ -29,6 +34,18 @@ export async function exportRoutes(app: Server, context: Context): Promise<void>
         const selector = { id: optionalInteger(query, 'id'), sn: optionalString(query, 'sn') };
         return sendExport(reply, await context.exports.forDevice(request.deviceScope, selector, query, format));
       },
+    });
+    app.get(`/msgs/sfx/export.${format}`, {
+      schema: {
+        tags: ['device'],
+        summary: `The module’s raw uplinks with their station reports, by network time from from to to, as ${format.toUpperCase()}, streamed`,
+        security: DeviceKey,
+        querystring: RawExportQuery,
+        produces: [format === 'csv' ? 'text/csv' : 'application/x-ndjson'],
+        response: responses(RawExportBody(format), 400, 401, 404),
+      },
+      handler: async (request, reply) =>
+        sendExport(reply, await context.exports.rawForDevice(request.deviceScope, { sn: optionalString(request.query as Input, 'sn') }, request.query as Input, format)),
     });
   }
 }
