@@ -9,7 +9,7 @@ import type { Credentials } from '../helpers/copy-seed.js';
 import { sameOrigin } from '../helpers/session.js';
 import { frames } from '../helpers/uplinks.js';
 
-const TABLES = ['accounts', 'alert_settings', 'alerts', 'api_keys', 'app_modules', 'apps', 'audit_log', 'deliveries', 'delivery_slots', 'devices', 'leases', 'messages', 'module_retention', 'modules', 'password_resets', 'rate_limits', 'raw_messages', 'rinfos', 'sessions', 'settings', 'signups'];
+const TABLES = ['accounts', 'alert_settings', 'alerts', 'api_keys', 'app_modules', 'app_retention', 'apps', 'audit_log', 'deliveries', 'delivery_slots', 'devices', 'leases', 'messages', 'module_retention', 'modules', 'password_resets', 'rate_limits', 'raw_messages', 'rinfos', 'sessions', 'settings', 'signups'];
 
 const dumpOf = async (url: string) => {
   const app = await appOn(url);

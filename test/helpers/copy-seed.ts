@@ -78,6 +78,7 @@ export async function seedEverything(app: TestApp): Promise<Credentials> {
   await uplink(app, 'C0FE', 1_600_000_000, frames.batteryOk(4), 4); // years ago: its own month partition on PostgreSQL
   await ok(call(app, 'POST', '/iot/developers/labels.json?sn=C0FE', { authorization: auth }, { name: 'Boiler room', tags: ['cellar', 'wet'], notes: 'behind the door' }));
   await ok(call(app, 'POST', '/iot/developers/modules/retention.json?sn=C0FE&messages_days=30', { authorization: auth }));
+  await ok(call(app, 'POST', `/iot/developers/apps/retention.json?idApp=${farm.id}&raw_days=90`, { authorization: auth }));
   const key = await ok(call(app, 'POST', '/iot/developers/keys.json', { authorization: auth }, { name: 'ci', scope: 'read' }));
   const signIn = await app.server.inject({ method: 'POST', url: '/iot/developers/session.json', headers: { host: HOST, origin: ORIGIN, 'sec-fetch-site': 'same-origin' }, payload: { email: 'alice@example.com', password: PASSWORD } });
   expect(signIn.statusCode, signIn.body).toBe(200);

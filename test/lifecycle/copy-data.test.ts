@@ -22,7 +22,7 @@ import { frames } from '../helpers/uplinks.js';
 const SCHEMA_TABLES = {
   settings: true, accounts: true, modules: true, devices: true, apps: true, app_modules: true, raw_messages: true, rinfos: true,
   messages: true, deliveries: true, sessions: true, api_keys: true, audit_log: true, signups: true, password_resets: true, alerts: true,
-  module_retention: true, alert_settings: true, leases: true, rate_limits: true, delivery_slots: true,
+  module_retention: true, app_retention: true, alert_settings: true, leases: true, rate_limits: true, delivery_slots: true,
 } as const satisfies Record<keyof Database, true>;
 const TABLES = Object.keys(SCHEMA_TABLES).sort();
 
