@@ -67,7 +67,6 @@ export async function seedEverything(app: TestApp): Promise<Credentials> {
   await ok(call(app, 'POST', '/iot/developers/modules.json', { authorization: auth }, [{ serial: 'C0FE', key: '1A2B3C4D' }, { serial: '0ACE', key: '0000ACE0' }]));
   const farm = await ok(call(app, 'POST', '/iot/developers/apps.json', { authorization: auth }, { name: 'farm', description: 'the farm', callbackurl: 'http://127.0.0.1:9/hook' }));
   await ok(call(app, 'POST', `/iot/developers/apps/${farm.id}/modules/attach.json`, { authorization: auth }, { serials: ['C0FE'] }));
-  await ok(call(app, 'POST', `/iot/developers/apps/retention.json?idApp=${farm.id}&messages_days=400`, { authorization: auth }));
   await ok(call(app, 'POST', '/iot/developers/apps.json', { authorization: basic('bob@example.com', PASSWORD) }, { name: 'empty' }));
   // Uplinks: one heard by two stations, a child's, events that set state, one without a sequence number.
   const t = 1_763_000_000;
