@@ -5,6 +5,7 @@ import type { Database } from '../storage/schema.js';
 import { BOUND_IDLE, claimDeliveries, databaseNow } from './delivery-claims.js';
 import type { ClaimRequest, ClaimedDelivery, Lease } from './delivery-claims.js';
 import { TickBatch } from './tick-batch.js';
+import { announceOutcomes } from './delivery-outcomes.js';
 
 export type { ClaimRequest, ClaimedDelivery, Lease } from './delivery-claims.js';
 
@@ -144,6 +145,7 @@ export class DeliveryQueue {
           .executeTakeFirst();
         if (result.numUpdatedRows > 0n) recorded.add(id);
       }
+      await announceOutcomes(trx, now, recorded);
       return recorded;
     });
   }

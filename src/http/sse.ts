@@ -1,17 +1,26 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventHub, StreamEvent } from '../integrations/events/event-hub.js';
-import { alertEvent, messageEvent } from '../integrations/events/event-hub.js';
-import type { StreamEventsRepository, StreamScope } from '../storage/stream-events-repository.js';
+import { alertEvent, deliveryEvent, messageEvent } from '../integrations/events/event-hub.js';
+import type { DeliveryCursor, StreamEventsRepository, StreamScope } from '../storage/stream-events-repository.js';
 import { badRequest } from '../domain/errors.js';
 
 /** Most events of each type a resuming client is sent; older ones it missed are not replayed. */
 export const REPLAY_LIMIT = 100;
 
-/** Where a stream stands: the newest message and alert ids it has seen. Event ids are `<message>-<alert>`. */
+/**
+ * Where a stream stands: the newest message and alert ids it has seen, and the last delivery outcome
+ * (time and delivery id: a delivery has several). Event ids are `<message>-<alert>-<time>-<delivery>`;
+ * a two-part id of earlier versions resumes messages and alerts, and deliveries from now.
+ */
 export interface Cursor {
   message: number;
   alert: number;
+  delivery?: DeliveryCursor;
 }
+
+const formatId = (cursor: Cursor) => `${cursor.message}-${cursor.alert}-${cursor.delivery?.at ?? 0}-${cursor.delivery?.id ?? 0}`;
+
+const after = (a: DeliveryCursor, b: DeliveryCursor) => a.at > b.at || (a.at === b.at && a.id > b.id);
 
 /** `Last-Event-ID` (header, or `lastEventId` in the query for clients that cannot set it): a cursor, or 400. */
 export function lastEventId(request: FastifyRequest): Cursor | undefined {
@@ -19,9 +28,9 @@ export function lastEventId(request: FastifyRequest): Cursor | undefined {
   const query = (request.query as Record<string, unknown>).lastEventId;
   const raw = (Array.isArray(header) ? header[0] : header) ?? (typeof query === 'string' ? query : undefined);
   if (raw === undefined || raw === '') return undefined;
-  const match = /^(\d{1,15})-(\d{1,15})$/.exec(raw.trim());
-  if (!match) throw badRequest(`Last-Event-ID must be an event id of this stream (<message id>-<alert id>), got ${JSON.stringify(raw)}`);
-  return { message: Number(match[1]), alert: Number(match[2]) };
+  const match = /^(\d{1,15})-(\d{1,15})(?:-(\d{1,15})-(\d{1,15}))?$/.exec(raw.trim());
+  if (!match) throw badRequest(`Last-Event-ID must be an event id of this stream (<message id>-<alert id>-<delivery time>-<delivery id>), got ${JSON.stringify(raw)}`);
+  return { message: Number(match[1]), alert: Number(match[2]), ...(match[3] !== undefined && { delivery: { at: Number(match[3]), id: Number(match[4]) } }) };
 }
 
 export interface StreamOptions {
@@ -44,7 +53,10 @@ const MAX_BUFFERED_BYTES = 1 << 20;
  */
 export async function serveStream(request: FastifyRequest, reply: FastifyReply, options: StreamOptions): Promise<void> {
   const { hub, events, scope } = options;
-  const cursor: Cursor = options.resumeFrom ?? (await events.latest());
+  const resumeFrom = options.resumeFrom;
+  const cursor: Cursor = resumeFrom ? { ...resumeFrom } : await events.latest();
+  // Outcomes are ordered by their time: a stream without one to resume from starts at its opening.
+  cursor.delivery ??= { at: Date.now(), id: 0 };
   const res = reply.raw;
   reply.hijack();
   res.writeHead(200, {
@@ -63,13 +75,14 @@ export async function serveStream(request: FastifyRequest, reply: FastifyReply, 
   let closed = false;
   const write = (event: StreamEvent) => {
     if (closed) return;
-    const key = `${event.type}:${event.id}`;
+    const key = event.type === 'delivery' ? `delivery:${event.id}:${event.at}` : `${event.type}:${event.id}`;
     if (sent.has(key)) return;
     sent.add(key);
     if (sent.size > 4 * REPLAY_LIMIT && !replaying) sent.clear();
     if (event.type === 'message') cursor.message = Math.max(cursor.message, event.id);
-    else cursor.alert = Math.max(cursor.alert, event.id);
-    res.write(`id: ${cursor.message}-${cursor.alert}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+    else if (event.type === 'alert') cursor.alert = Math.max(cursor.alert, event.id);
+    else if (!cursor.delivery || after({ at: event.at, id: event.id }, cursor.delivery)) cursor.delivery = { at: event.at, id: event.id };
+    res.write(`id: ${formatId(cursor)}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
     if (res.writableLength > MAX_BUFFERED_BYTES) res.destroy();
   };
   const remove = hub.add({ scope, send: (event) => (replaying ? held.push(event) : write(event)) });
@@ -85,13 +98,15 @@ export async function serveStream(request: FastifyRequest, reply: FastifyReply, 
   res.on('error', close);
 
   try {
-    if (options.resumeFrom) {
-      const [messages, alerts] = await Promise.all([
-        events.messagesAfter(scope, options.resumeFrom.message, REPLAY_LIMIT),
-        events.alertsAfter(scope, options.resumeFrom.alert, REPLAY_LIMIT),
+    if (resumeFrom) {
+      const [messages, alerts, deliveries] = await Promise.all([
+        events.messagesAfter(scope, resumeFrom.message, REPLAY_LIMIT),
+        events.alertsAfter(scope, resumeFrom.alert, REPLAY_LIMIT),
+        scope.deliveries && resumeFrom.delivery ? events.deliveriesAfter(scope, resumeFrom.delivery, REPLAY_LIMIT) : [],
       ]);
       for (const row of messages) write(messageEvent(row));
       for (const alert of alerts) write(alertEvent(alert));
+      for (const row of deliveries) write(deliveryEvent(row));
     }
   } catch (error) {
     request.log.warn({ err: error }, 'live stream replay failed; continuing with live events');

@@ -4,8 +4,8 @@ import { CompiledQuery } from 'kysely';
 import type { DatabaseConnection, Dialect, Kysely, QueryResult } from 'kysely';
 
 /** What can be announced. A channel name is its own word on PostgreSQL too (`snsr_<channel>`). */
-export type Channel = 'deliveries' | 'messages' | 'alerts';
-export const CHANNELS: readonly Channel[] = ['deliveries', 'messages', 'alerts'];
+export type Channel = 'deliveries' | 'messages' | 'alerts' | 'delivery_outcomes';
+export const CHANNELS: readonly Channel[] = ['deliveries', 'messages', 'alerts', 'delivery_outcomes'];
 
 /** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; the same limit holds on SQLite. */
 export const MAX_PAYLOAD_BYTES = 7999;

@@ -73,7 +73,7 @@ describe.each(dialects)('GET /iot/developers/stream (%s)', (dialect) => {
     expect(JSON.parse(messageC0fe!.data)).toMatchObject({ module: 'C0FE', message: { type: 'event:batterylow' } });
     const [alert] = await all.waitFor(1, 'alert');
     expect(JSON.parse(alert!.data)).toMatchObject({ module: 'C0FE', device: 'C0FE', kind: 'battery_low', ended: null });
-    expect(alert!.id).toMatch(/^\d+-\d+$/);
+    expect(alert!.id).toMatch(/^\d+-\d+-\d+-\d+$/);
 
     const only = await filtered.waitFor(1, 'message');
     expect(only.map((e) => JSON.parse(e.data).module)).toEqual(['C0FE']);

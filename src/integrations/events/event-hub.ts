@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import type { Alert } from '../../domain/alerts.js';
 import type { Notifier } from '../../storage/notifications.js';
-import type { MessageEventRow, StreamScope } from '../../storage/stream-events-repository.js';
+import type { DeliveryEventRow, MessageEventRow, StreamScope } from '../../storage/stream-events-repository.js';
+import { parseOutcomes } from '../../delivery/delivery-outcomes.js';
+import { deliveryEventData } from './delivery-event.js';
 import { inScope } from '../../storage/stream-events-repository.js';
 import { presentAlert } from '../../wire/alert.js';
 import { presentMessage } from '../../wire/message.js';
@@ -10,10 +12,17 @@ import { presentMessage } from '../../wire/message.js';
 export interface EventSource {
   messageById(id: number): Promise<MessageEventRow | undefined>;
   alertById(id: number): Promise<{ alert: Alert; accountId: number | null } | undefined>;
+  deliveriesByIds(ids: number[], at: number): Promise<DeliveryEventRow[]>;
 }
 
-/** One event of a live stream: its SSE `event` name, its id parts and its JSON data. */
-export type StreamEvent = { type: 'message'; id: number; data: unknown } | { type: 'alert'; id: number; data: unknown };
+/**
+ * One event of a live stream: its SSE `event` name, its id parts and its JSON data. A delivery's
+ * outcomes share its id, so its place in the stream is its outcome's time and id.
+ */
+export type StreamEvent =
+  | { type: 'message'; id: number; data: unknown }
+  | { type: 'alert'; id: number; data: unknown }
+  | { type: 'delivery'; id: number; at: number; data: unknown };
 
 export interface Subscriber {
   scope: StreamScope;
@@ -26,6 +35,16 @@ export function messageEvent(row: MessageEventRow): StreamEvent {
 }
 
 export const alertEvent = (alert: Alert): StreamEvent => ({ type: 'alert', id: alert.id, data: presentAlert(alert) });
+
+export const deliveryEvent = (row: DeliveryEventRow): StreamEvent => ({ type: 'delivery', id: row.id, at: row.updated_at, data: deliveryEventData(row) });
+
+/** Whether a delivery belongs to the stream: its account, its app filter, its module or device filter. */
+export function deliveryInScope(scope: StreamScope, row: DeliveryEventRow): boolean {
+  if (!scope.deliveries || scope.accountId !== row.account_id) return false;
+  if (scope.appId !== undefined && scope.appId !== row.app_id) return false;
+  if (scope.serial === undefined) return true;
+  return scope.serial === row.module_serial || scope.serial === row.device_serial;
+}
 
 /** `<id> <module serial>`: what ingest and the watchdog announce on the messages and alerts channels. */
 function parse(payload: string): { id: number; module: string } | undefined {
@@ -60,6 +79,7 @@ export class EventHub {
       this.unsubscribe = [
         this.notifier.subscribe('messages', (payload) => void this.onMessage(payload)),
         this.notifier.subscribe('alerts', (payload) => void this.onAlert(payload)),
+        this.notifier.subscribe('delivery_outcomes', (payload) => void this.onOutcomes(payload)),
       ];
     }
     this.subscribers.add(subscriber);
@@ -103,6 +123,22 @@ export class EventHub {
       this.dispatch(found.accountId, found.alert.moduleSerial, found.alert.deviceSerial, alertEvent(found.alert));
     } catch (error) {
       this.log.warn({ err: error, alert: announced.id }, 'live streams could not read an alert');
+    }
+  }
+
+  /** Outcomes are announced by id only (the worker does not know modules): read when a stream wants deliveries. */
+  private async onOutcomes(payload: string): Promise<void> {
+    const { at, ids } = parseOutcomes(payload);
+    if (ids.length === 0 || ![...this.subscribers].some((s) => s.scope.deliveries)) return;
+    try {
+      const rows = await this.source.deliveriesByIds(ids, at);
+      rows.sort((a, b) => a.updated_at - b.updated_at || a.id - b.id);
+      for (const row of rows) {
+        const event = deliveryEvent(row);
+        for (const subscriber of this.subscribers) if (deliveryInScope(subscriber.scope, row)) subscriber.send(event);
+      }
+    } catch (error) {
+      this.log.warn({ err: error, deliveries: ids.length }, 'live streams could not read delivery outcomes');
     }
   }
 

@@ -14,8 +14,9 @@ const StreamQuery = Type.Object({
 });
 
 export const STREAM_DESCRIPTION =
-  'Server-Sent Events: `message` (a new message, as history returns it), `alert` (an alert raised, ended or acknowledged). ' +
-  'Each event id is `<message id>-<alert id>`; reconnecting with `Last-Event-ID` replays up to 100 missed events of each type. ' +
+  'Server-Sent Events: `message` (a new message, as history returns it), `alert` (an alert raised, ended or acknowledged), ' +
+  '`delivery` (developer streams: the outcome of each callback attempt, delivered, retrying or failed). ' +
+  'Each event id is `<message id>-<alert id>-<delivery time>-<delivery id>`; reconnecting with `Last-Event-ID` replays up to 100 missed events of each type. ' +
   'A comment line every SNSR_STREAM_HEARTBEAT_S seconds keeps the connection alive.';
 
 /** The caller's live events: their modules only, narrowed to an app's and to one module or device. */
@@ -32,10 +33,11 @@ export async function streamRoutes(app: Server, context: Context): Promise<void>
     handler: async (request, reply) => {
       const accountId = request.account.id;
       const resumeFrom = lastEventId(request);
-      const scope: StreamScope = { accountId };
+      const scope: StreamScope = { accountId, deliveries: true };
       if (request.query.app !== undefined) {
         const modules = await context.apps.modulesOf(accountId, request.query.app);
         scope.modules = new Set(modules.map((module) => module.serial));
+        scope.appId = request.query.app;
       }
       if (request.query.serial !== undefined) {
         const serial = normalizeSerial(request.query.serial);
