@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Delivery, DeliveryLog, DeliveryPage, DeliveryStatus } from '../domain/deliveries.js';
 import type { Database, DeliveriesTable } from '../storage/schema.js';
 
-type Row = Selectable<DeliveriesTable> & { when_ms: number };
+type Row = Selectable<DeliveriesTable> & { when_ms: number | null; raised_at: number | null };
 
 const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
 
@@ -10,8 +10,10 @@ const toDelivery = (row: Row): Delivery => ({
   id: row.id,
   uuid: row.uuid,
   appId: row.app_id,
+  kind: row.alert_id === null ? 'message' : 'alert',
   messageId: row.message_id,
-  when: new Date(row.when_ms),
+  alertId: row.alert_id,
+  when: new Date(Number(row.when_ms ?? row.raised_at ?? row.created_at)),
   status: row.status as DeliveryStatus,
   attempts: row.attempts,
   lastStatusCode: row.last_status_code,
@@ -26,7 +28,13 @@ export class DeliveriesRepository implements DeliveryLog {
   constructor(private readonly db: Kysely<Database>) {}
 
   private select() {
-    return this.db.selectFrom('deliveries').innerJoin('messages', 'messages.id', 'deliveries.message_id').selectAll('deliveries').select('messages.when_ms');
+    // A delivery has its message or its alert (never both), whose time the log shows.
+    return this.db
+      .selectFrom('deliveries')
+      .leftJoin('messages', 'messages.id', 'deliveries.message_id')
+      .leftJoin('alerts', 'alerts.id', 'deliveries.alert_id')
+      .selectAll('deliveries')
+      .select(['messages.when_ms', 'alerts.raised_at']);
   }
 
   /** Newest first, a keyset scan on the (app_id, id) index. */

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { ExpressionBuilder, Kysely, RawBuilder } from 'kysely';
 import type { Capabilities } from '../storage/capabilities.js';
+import type { Alert } from '../domain/alerts.js';
+import { AlertsRepository } from '../storage/alerts-repository.js';
 import type { Database, MessageRow } from '../storage/schema.js';
 
 /** A claim, as the database holds it: completions and releases must name both to count. */
@@ -22,9 +24,11 @@ export interface ClaimedDelivery {
   claimedAt: number;
   callbackUrl: string | null;
   secret: string;
-  message: MessageRow;
-  deviceSerial: string;
+  subject: DeliverySubject;
 }
+
+/** What a delivery carries: a message (the contract's callback body) or an alert. */
+export type DeliverySubject = { kind: 'message'; message: MessageRow; deviceSerial: string } | { kind: 'alert'; alert: Alert };
 
 export interface ClaimRequest {
   owner: string;
@@ -136,6 +140,29 @@ async function pick(db: Kysely<Database>, limit: number, allowance: (appId: numb
 
 async function load(db: Kysely<Database>, ids: number[], lease: Lease, claimedAt: number): Promise<ClaimedDelivery[]> {
   if (ids.length === 0) return [];
+  const [messages, alerts] = await Promise.all([loadMessages(db, ids, lease, claimedAt), loadAlerts(db, ids, lease, claimedAt)]);
+  return [...messages, ...alerts].sort((a, b) => a.id - b.id);
+}
+
+/** The alert deliveries among the claimed rows (none, most of the time: the index on alert_id answers). */
+async function loadAlerts(db: Kysely<Database>, ids: number[], lease: Lease, claimedAt: number): Promise<ClaimedDelivery[]> {
+  const rows = await db
+    .selectFrom('deliveries')
+    .innerJoin('apps', 'apps.id', 'deliveries.app_id')
+    .select(['deliveries.id', 'deliveries.uuid', 'deliveries.app_id', 'deliveries.attempts', 'deliveries.alert_id', 'apps.callback_url', 'apps.secret'])
+    .where('deliveries.id', 'in', ids)
+    .where('deliveries.alert_id', 'is not', null)
+    .execute();
+  if (rows.length === 0) return [];
+  const alerts = new Map((await AlertsRepository.byIds(db, rows.map((row) => row.alert_id!))).map((alert) => [alert.id, alert]));
+  return rows.flatMap((row) => {
+    const alert = alerts.get(row.alert_id!);
+    if (!alert) return [];
+    return [{ id: row.id, uuid: row.uuid, appId: row.app_id, attempts: row.attempts, lease, claimedAt, callbackUrl: row.callback_url, secret: row.secret, subject: { kind: 'alert' as const, alert } }];
+  });
+}
+
+async function loadMessages(db: Kysely<Database>, ids: number[], lease: Lease, claimedAt: number): Promise<ClaimedDelivery[]> {
   const rows = await db
     .selectFrom('deliveries')
     .innerJoin('apps', 'apps.id', 'deliveries.app_id')
@@ -163,7 +190,6 @@ async function load(db: Kysely<Database>, ids: number[], lease: Lease, claimedAt
     claimedAt,
     callbackUrl: app_callback_url,
     secret: app_secret,
-    message,
-    deviceSerial: device_serial,
+    subject: { kind: 'message' as const, message, deviceSerial: device_serial },
   }));
 }

@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { AppShares } from './app-shares.js';
 import type { AppSlots } from './app-slots.js';
 import { retryDelay } from './backoff.js';
-import { callbackBody } from './callback-body.js';
+import { deliveryBody } from './callback-body.js';
 import type { CallbackSender, SendOutcome } from './callback-sender.js';
 import type { CompletionBatcher } from './completion-batcher.js';
 import type { ClaimedDelivery, Completion, DeliveryQueue } from './delivery-queue.js';
@@ -58,9 +58,9 @@ export class SendStep {
     }
     let body: string;
     try {
-      body = callbackBody(delivery.message, delivery.deviceSerial, delivery.appId);
+      body = deliveryBody(delivery.subject, delivery.appId);
     } catch (error) {
-      const reason = `the stored message cannot be encoded: ${(error as Error).message}`;
+      const reason = `the stored ${delivery.subject.kind} cannot be encoded: ${(error as Error).message}`;
       return this.results.record(id, lease, { status: 'failed', attempts: unsent, statusCode: null, error: reason });
     }
     const headers = {

@@ -4,14 +4,19 @@ import { badRequest, conflict, notFound } from './errors.js';
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** One callback of one message to one app, and how sending it went. */
+/** One callback of one message (or one alert) to one app, and how sending it went. */
 export interface Delivery {
   id: number;
   /** sent as X-Snsr-Delivery, the same on every attempt */
   uuid: string;
   appId: number;
-  messageId: number;
-  /** the message's time */
+  /** what it carries: a message, or an alert (body of type "alert") */
+  kind: 'message' | 'alert';
+  /** the message delivered; null for an alert */
+  messageId: number | null;
+  /** the alert delivered; null for a message */
+  alertId: number | null;
+  /** the message's time, or the time the alert was raised */
   when: Date;
   status: DeliveryStatus;
   /** sends made so far */

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Alert } from '../domain/alerts.js';
+import { enqueueAlertDeliveries } from '../delivery/outbox.js';
 import { AlertsRepository } from '../storage/alerts-repository.js';
 import type { Capabilities } from '../storage/capabilities.js';
 import { publish } from '../storage/notifications.js';
@@ -88,6 +89,7 @@ export class Watchdog {
         });
         if (created) {
           await trx.updateTable('devices').set({ network: 'OFF' }).where('id', '=', device.id).execute();
+          await enqueueAlertDeliveries(trx, [created]);
           await publish(trx, 'alerts', `${created.id} ${created.moduleSerial}`);
         }
         return created;

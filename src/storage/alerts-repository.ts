@@ -54,6 +54,8 @@ export class AlertsRepository {
         message: alert.message,
         raised_at: alert.at,
         message_id: alert.messageId ?? null,
+        // Read in the same statement: an alert of an account asking for email waits for the alert mailer.
+        email_pending: sql<number>`coalesce((select email from alert_settings where account_id = ${alert.accountId}), 0)`,
       })
       .onConflict((oc) => oc.columns(['device_id', 'kind']).where('ended_at', 'is', null).doNothing())
       .returningAll()
@@ -102,14 +104,21 @@ export class AlertsRepository {
   }
 
   async byId(id: number): Promise<Alert | undefined> {
-    const row = await this.db
+    return (await AlertsRepository.byIds(this.db, [id]))[0];
+  }
+
+  /** Alerts by id, in id order (those that exist). */
+  static async byIds(db: Kysely<Database>, ids: readonly number[]): Promise<Alert[]> {
+    if (ids.length === 0) return [];
+    const rows = await db
       .selectFrom('alerts')
       .innerJoin('devices', 'devices.id', 'alerts.device_id')
       .selectAll('alerts')
       .select('devices.serial as device_serial')
-      .where('alerts.id', '=', id)
-      .executeTakeFirst();
-    return row && toAlert(row);
+      .where('alerts.id', 'in', [...ids])
+      .orderBy('alerts.id')
+      .execute();
+    return rows.map(toAlert);
   }
 
   /**

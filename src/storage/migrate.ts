@@ -5,6 +5,7 @@ import { Migrator, sql } from 'kysely';
 import type { Kysely, Migration, MigrationProvider, MigrationResultSet } from 'kysely';
 import type { Database } from './schema.js';
 import type { Capabilities } from './capabilities.js';
+import { rebuildTable } from './sqlite/rebuild-table.js';
 
 // migrations/<dialect>/NNNN_name.sql at the package root, reached the same way from src/ and dist/.
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
@@ -31,9 +32,24 @@ function statements(text: string): string[] {
   return parts.filter((part) => part.length > 0);
 }
 
+/** Work a migration's SQL file cannot say, run before its statements: `{ "0015_name": step }`. */
+export type MigrationSteps = Readonly<Record<string, (db: Kysely<Database>) => Promise<void>>>;
+
+/**
+ * SQLite has no ALTER COLUMN: dropping a NOT NULL rebuilds the table, and how it stands (columns and
+ * indexes of later migrations, or not yet) depends on the order its migrations ran in.
+ */
+const SQLITE_STEPS: MigrationSteps = {
+  '0015_alert_deliveries': (db) =>
+    rebuildTable(db, 'deliveries', (create) => create.replace(/message_id INTEGER NOT NULL REFERENCES/, 'message_id INTEGER REFERENCES')),
+};
+
 /** The SQL files of one dialect's folder as Kysely migrations, named by file. */
 export class SqlFileProvider implements MigrationProvider {
-  constructor(private readonly folder: string) {}
+  constructor(
+    private readonly folder: string,
+    private readonly steps: MigrationSteps = {},
+  ) {}
 
   async getMigrations(): Promise<Record<string, Migration>> {
     const migrations: Record<string, Migration> = {};
@@ -41,6 +57,7 @@ export class SqlFileProvider implements MigrationProvider {
       const text = readFileSync(join(this.folder, file), 'utf8');
       migrations[file.replace(/\.sql$/, '')] = {
         up: async (db) => {
+          await this.steps[file.replace(/\.sql$/, '')]?.(db as Kysely<Database>);
           for (const statement of statements(text)) await sql.raw(statement).execute(db);
         },
       };
@@ -60,7 +77,7 @@ export async function migrateToLatest(
   // already ran a later number still takes an earlier one that arrives afterwards.
   const migrator = new Migrator({
     db,
-    provider: new SqlFileProvider(migrationsFolder(capabilities.dialect)),
+    provider: new SqlFileProvider(migrationsFolder(capabilities.dialect), capabilities.dialect === 'sqlite' ? SQLITE_STEPS : {}),
     allowUnorderedMigrations: true,
   });
   const result = await migrator.migrateToLatest();

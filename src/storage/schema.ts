@@ -179,7 +179,9 @@ export interface DeliveriesTable {
   id: Generated<number>;
   uuid: string;
   app_id: number;
-  message_id: number;
+  /** the message delivered; null when the delivery is of an alert (exactly one of the two is set) */
+  message_id: number | null;
+  alert_id: number | null;
   status: string;
   attempts: Generated<number>;
   next_attempt_at: number;
@@ -269,6 +271,8 @@ export interface AlertsTable {
   ended_at: number | null;
   end_message: string | null;
   acked_at: number | null;
+  /** 1 while the alert waits to be emailed to its account (set when raised for an account that asks) */
+  email_pending: Generated<number>;
 }
 
 export interface AlertSettingsTable {

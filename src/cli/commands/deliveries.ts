@@ -22,7 +22,7 @@ function table(deliveries: Delivery[]): string {
       d.status,
       String(d.attempts),
       d.lastStatusCode === null ? '-' : String(d.lastStatusCode),
-      String(d.messageId),
+      d.messageId === null ? `alert ${d.alertId}` : String(d.messageId),
       iso(d.created),
       iso(d.nextAttempt),
       d.lastError ?? '-',

@@ -8,8 +8,8 @@ const EpochMsOrNull = (description: string) => Type.Union([Type.Integer(), Type.
 export const DeliverySchema = Type.Object({
   id: Type.Integer(),
   uuid: Type.String({ description: 'sent as X-Snsr-Delivery, the same on every attempt' }),
-  message_id: Type.Integer(),
-  when: Type.Integer({ description: "the message's time, epoch ms" }),
+  message_id: Type.Union([Type.Integer(), Type.Null()], { description: 'the message delivered; null for an alert' }),
+  when: Type.Integer({ description: "the message's time, or when the alert was raised, epoch ms" }),
   status: Type.Enum([...DELIVERY_STATUSES]),
   attempts: Type.Integer({ description: 'requests made so far' }),
   last_status_code: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last attempt' }),
@@ -17,6 +17,8 @@ export const DeliverySchema = Type.Object({
   next_attempt: EpochMsOrNull('when a pending delivery is due, epoch ms'),
   created: Type.Integer({ description: 'epoch ms' }),
   delivered: EpochMsOrNull('epoch ms'),
+  kind: Type.Union([Type.Literal('message'), Type.Literal('alert')], { description: 'what the callback carried: a message, or an alert (a body of type "alert")' }),
+  alert_id: Type.Union([Type.Integer(), Type.Null()], { description: 'the alert delivered; null for a message' }),
 });
 
 /** The delivery log's wire form: snake_case, times in epoch ms. */
@@ -33,5 +35,7 @@ export function presentDelivery(delivery: Delivery) {
     next_attempt: ms(delivery.nextAttempt),
     created: delivery.created.getTime(),
     delivered: ms(delivery.delivered),
+    kind: delivery.kind,
+    alert_id: delivery.alertId,
   };
 }

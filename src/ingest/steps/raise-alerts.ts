@@ -2,6 +2,7 @@ import type { Frame } from '../../protocol/udm/index.js';
 import type { Alert } from '../../domain/alerts.js';
 import { alarmEffect, announcedPeriod } from '../../monitoring/alarms.js';
 import { AlertsRepository } from '../../storage/alerts-repository.js';
+import { enqueueAlertDeliveries } from '../../delivery/outbox.js';
 import { publish } from '../../storage/notifications.js';
 import type { DeviceRow } from '../../storage/schema.js';
 import type { IngestModule, IngestStore } from '../ingest-store.js';
@@ -80,8 +81,12 @@ async function watchedDevice(
   return changes;
 }
 
-/** Tells live streams in every process, once committed; they read the alert themselves. */
+/**
+ * Queues the raised alerts' callbacks on the same transaction, and tells live streams in every
+ * process, once committed; they read the alert themselves.
+ */
 async function announce(store: IngestStore, changes: AlertChanges): Promise<AlertChanges> {
+  await enqueueAlertDeliveries(store.trx, changes.raised);
   for (const alert of [...changes.raised, ...changes.ended]) await publish(store.trx, 'alerts', `${alert.id} ${alert.moduleSerial}`);
   return changes;
 }

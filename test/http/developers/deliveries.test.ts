@@ -4,7 +4,7 @@ import { basic, PASSWORD } from '../../helpers/app.js';
 import { deliveryFixture } from '../../delivery/fixture.js';
 import type { DeliveryFixture } from '../../delivery/fixture.js';
 
-const KEYS = ['id', 'uuid', 'message_id', 'when', 'status', 'attempts', 'last_status_code', 'last_error', 'next_attempt', 'created', 'delivered'];
+const KEYS = ['id', 'uuid', 'message_id', 'when', 'status', 'attempts', 'last_status_code', 'last_error', 'next_attempt', 'created', 'delivered', 'kind', 'alert_id'];
 
 describe.each(dialects)('delivery log and retry (%s)', (dialect) => {
   let fixture: DeliveryFixture;
@@ -79,6 +79,8 @@ describe.each(dialects)('delivery log and retry (%s)', (dialect) => {
       next_attempt: null,
       created: rows[0]!.created_at,
       delivered: rows[0]!.delivered_at,
+      kind: 'message',
+      alert_id: null,
     });
     expect(byId(ids[1]!)).toMatchObject({ status: 'failed', attempts: 8, last_status_code: 500, last_error: 'HTTP 500', next_attempt: null, delivered: null });
     expect(byId(ids[2]!)).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null, last_error: 'timeout after 5000 ms', next_attempt: rows[2]!.next_attempt_at });

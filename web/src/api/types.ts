@@ -161,7 +161,11 @@ export interface TestCallback {
 export interface Delivery {
   id: number;
   uuid: string;
-  message_id: number;
+  /** the message delivered; null for an alert */
+  message_id: number | null;
+  /** what the callback carried (absent from servers before alert callbacks) */
+  kind?: 'message' | 'alert';
+  alert_id?: number | null;
   when: number | null;
   status: DeliveryStatus;
   attempts: number;

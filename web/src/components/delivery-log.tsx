@@ -141,7 +141,9 @@ export function DeliveryLog({ appId, hasCallback, revision, onRetried }: { appId
                       ) : (
                         <div>#{delivery.id}</div>
                       )}
-                      <div class="hint">message of {formatTime(delivery.when ?? delivery.created)}</div>
+                      <div class="hint">
+                        {delivery.kind === 'alert' ? `alert #${delivery.alert_id} of` : 'message of'} {formatTime(delivery.when ?? delivery.created)}
+                      </div>
                     </div>
                   </td>
                   <td data-label="Status">
