@@ -25,3 +25,11 @@ export const SerialsBody = Type.Object({ serials: Type.Array(Type.String()) });
 export const Basic: Record<string, string[]>[] = [{ basic: [] }, { session: [] }];
 /** Device operations: the device token, or developer Basic credentials with `sn` naming the module. */
 export const DeviceKey: Record<string, string[]>[] = [{ deviceKey: [] }, { basic: [] }];
+
+/**
+ * A row id in a path or query string. The bounds matter: query-string coercion turns `1e309` into
+ * Infinity and `1e20` into a number no BIGINT column takes, which would fail inside the database
+ * instead of as a 400 naming the parameter (Infinity itself: see finite-numbers.ts).
+ */
+export const RowId = (options: { minimum?: number; description?: string } = {}) =>
+  Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, ...options });

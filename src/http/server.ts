@@ -18,6 +18,7 @@ import { requestMetricsPlugin } from './plugins/request-metrics.js';
 import { connectionLimits } from './plugins/connection-limits.js';
 import { loadShedding } from './plugins/load-shedding.js';
 import { rateLimits } from './plugins/rate-limits.js';
+import { finiteInputs, finiteNumbers } from './finite-numbers.js';
 
 
 /** A hop count trusts that many proxies nearest to snsr; addresses and booleans are Fastify's own forms. */
@@ -40,9 +41,10 @@ export async function buildServer(context: Context): Promise<Server> {
       const message = status === 414 ? 'a path parameter is longer than 200 characters' : 'the path is not valid percent-encoding';
       void (reply as FastifyReply).code(status).send(errorBody(status, message));
     },
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false }, plugins: [finiteNumbers] },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  app.addHook('onRoute', (route) => finiteInputs(route.schema));
   installErrorRendering(app);
   connectionLimits(app, context.config.limits);
   await loadShedding(app, context.config.limits.maxEventLoopDelayMs);

@@ -107,6 +107,28 @@ describe.each(dialects)('apps (%s)', (dialect) => {
     expect((await call('DELETE', '/iot/developers/apps.json?id=abc', alice.auth)).statusCode).toBe(400);
   });
 
+  it.each(['1e309', '1e20', '-1', '9007199254740992'])('answers 400 naming idApp for an app id no database holds (%s)', async (id) => {
+    for (const [method, url] of [
+      ['GET', `/iot/developers/apps/${id}/modules.json`],
+      ['POST', `/iot/developers/apps/${id}/modules/attach.json`],
+      ['GET', `/iot/developers/apps/${id}/deliveries.json`],
+      ['GET', `/iot/developers/apps/${id}/messages.csv`],
+    ] as const) {
+      const response = await call(method, url, alice.auth, method === 'POST' ? { serials: ['C0FE'] } : undefined);
+      expect(response.statusCode, `${method} ${url}`).toBe(400);
+      expect(response.json().message, `${method} ${url}`).toMatch(/idApp/);
+    }
+  });
+
+  it('answers 400 naming the parameter for a number that is not finite in any query', async () => {
+    const created = (await call('POST', '/iot/developers/apps.json', alice.auth, { name: 'Finite' })).json();
+    for (const url of [`/iot/developers/apps/${created.id}/deliveries.json?limit=1e309`, `/iot/developers/apps/${created.id}/deliveries.json?before=1e309`, '/iot/developers/alerts.json?limit=1e309']) {
+      const response = await call('GET', url, alice.auth);
+      expect(response.statusCode, url).toBe(400);
+      expect(response.json().message, url).toMatch(/(limit|before) must be a finite number/);
+    }
+  });
+
   it('attaches and detaches the caller\'s modules; lists them with id and serial', async () => {
     const created = (await call('POST', '/iot/developers/apps.json', alice.auth, { name: 'Fleet' })).json();
     const attach = await call('POST', `/iot/developers/apps/${created.id}/modules/attach.json`, alice.auth, { serials: ['c0fe', 'BEEF'] });

@@ -5,13 +5,13 @@ import { presentAlert } from '../../../wire/alert.js';
 import type { Server } from '../../server-types.js';
 import { AlertSchema } from '../../presenters/alerts.js';
 import { input, optionalInteger, optionalString } from '../../params.js';
-import { Basic, Empty, responses } from '../../schemas.js';
+import { Basic, Empty, responses, RowId } from '../../schemas.js';
 
 const ListQuery = Type.Object({
   sn: Type.Optional(Type.String({ description: "a module's serial: only its alerts (its own and its children's)" })),
   open: Type.Optional(Type.Boolean({ description: 'only alerts whose condition has not ended' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: 'default 20' })),
-  before: Type.Optional(Type.Integer({ description: 'an alert id: only older alerts (the next page)' })),
+  before: Type.Optional(RowId({ description: 'an alert id: only older alerts (the next page)' })),
 });
 const AckParams = Type.Object({
   sn: Type.Optional(Type.String({ description: "a device's serial (the module's, or a child's <serial>/<index>): acknowledges all its alerts" })),

@@ -6,7 +6,7 @@ import type { AppInput } from '../../../domain/apps.js';
 import { input, jsonParameter, optionalInteger, optionalString, requiredInteger, withinBatch } from '../../params.js';
 import type { Input } from '../../params.js';
 import { AppSchema, presentApp } from '../../presenters/apps.js';
-import { Basic, Empty, ModuleItemSchema, responses, SerialsBody } from '../../schemas.js';
+import { Basic, Empty, ModuleItemSchema, responses, SerialsBody, RowId } from '../../schemas.js';
 
 const AppBody = Type.Object(
   {
@@ -18,7 +18,7 @@ const AppBody = Type.Object(
   { description: 'the app; unknown fields are ignored. Without id it is created, with id updated.' },
 );
 const IdParam = Type.Object({ id: Type.Optional(Type.String()) });
-const AppPath = Type.Object({ idApp: Type.Integer() });
+const AppPath = Type.Object({ idApp: RowId() });
 
 /** The app object may arrive as the body itself, as an `app` field holding it, or as form fields. */
 function appInput(params: Input): AppInput {

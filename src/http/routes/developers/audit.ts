@@ -3,7 +3,7 @@ import type { Context } from '../../../context.js';
 import type { Server } from '../../server-types.js';
 import type { AuditEntry } from '../../../domain/types.js';
 import { AUDIT_MAX_LIMIT } from '../../../domain/audit.js';
-import { Basic, responses } from '../../schemas.js';
+import { Basic, responses, RowId } from '../../schemas.js';
 
 const EntrySchema = Type.Object({
   id: Type.Integer(),
@@ -16,7 +16,7 @@ const EntrySchema = Type.Object({
 });
 const Query = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: AUDIT_MAX_LIMIT, description: 'default 20' })),
-  before: Type.Optional(Type.Integer({ minimum: 1, description: 'an entry id: only older entries (the next page)' })),
+  before: Type.Optional(RowId({ minimum: 1, description: 'an entry id: only older entries (the next page)' })),
 });
 
 const presentEntry = (entry: AuditEntry) => ({

@@ -3,13 +3,13 @@ import type { Context } from '../../../context.js';
 import type { Server } from '../../server-types.js';
 import { DELIVERY_STATUSES, MAX_LIMIT } from '../../../domain/deliveries.js';
 import { DeliverySchema, presentDelivery } from '../../presenters/deliveries.js';
-import { Basic, responses } from '../../schemas.js';
+import { Basic, responses, RowId } from '../../schemas.js';
 
-const AppPath = Type.Object({ idApp: Type.Integer() });
-const DeliveryPath = Type.Object({ idApp: Type.Integer(), id: Type.Integer() });
+const AppPath = Type.Object({ idApp: RowId() });
+const DeliveryPath = Type.Object({ idApp: RowId(), id: RowId() });
 const LogQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: 'default 20' })),
-  before: Type.Optional(Type.Integer({ description: 'a delivery id: only older deliveries (the next page)' })),
+  before: Type.Optional(RowId({ description: 'a delivery id: only older deliveries (the next page)' })),
   status: Type.Optional(Type.Enum([...DELIVERY_STATUSES])),
 });
 

@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
 import type { Context } from '../../../context.js';
 import type { Server } from '../../server-types.js';
-import { Basic, responses } from '../../schemas.js';
+import { Basic, responses, RowId } from '../../schemas.js';
 import { EXPORT_FORMATS, ExportBody, ExportQuerySchema, RawExportBody, sendExport } from '../../send-export.js';
 
 const ModulePath = Type.Object({ sn: Type.String({ description: 'module serial' }) });
-const AppPath = Type.Object({ idApp: Type.Integer() });
+const AppPath = Type.Object({ idApp: RowId() });
 const ExportQuery = Type.Object(ExportQuerySchema);
 
 /** Downloads of decoded messages (one module the account owns, with its children, or an app's modules) and of a module's raw uplinks. */

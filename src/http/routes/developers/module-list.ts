@@ -6,7 +6,7 @@ import { MAX_PAGE, MODULE_SORTS, MODULE_STATES, parseModuleFilter, parseModuleLi
 import type { LabelsPatch } from '../../../domain/labels.js';
 import { input, requiredString } from '../../params.js';
 import type { Input } from '../../params.js';
-import { Basic, responses } from '../../schemas.js';
+import { Basic, responses, RowId } from '../../schemas.js';
 import { LabelsSchema, ModuleListPageSchema, presentLabels, presentModuleListPage } from '../../presenters/module-list.js';
 
 const Filter = {
@@ -24,7 +24,7 @@ const ListQuery = Type.Object({
   offset: Type.Optional(Type.String({ description: 'rows to skip (default 0)' })),
 });
 const FilterQuery = Type.Object(Filter);
-const AppPath = Type.Object({ idApp: Type.Integer() });
+const AppPath = Type.Object({ idApp: RowId() });
 const SnQuery = Type.Object({ sn: Type.Optional(Type.String({ description: 'module serial, or <serial>/<entry id> for a child' })) });
 
 /** A string, null (clear) or absent; anything else is a 400 naming the field. */

@@ -5,10 +5,10 @@ import { normalizeSerial } from '../../../domain/modules.js';
 import { notFound } from '../../../domain/errors.js';
 import type { Server } from '../../server-types.js';
 import { lastEventId, serveStream } from '../../sse.js';
-import { Basic, responses } from '../../schemas.js';
+import { Basic, responses, RowId } from '../../schemas.js';
 
 const StreamQuery = Type.Object({
-  app: Type.Optional(Type.Integer({ minimum: 1, description: 'an app id: only the modules attached to it (when the stream opens)' })),
+  app: Type.Optional(RowId({ minimum: 1, description: 'an app id: only the modules attached to it (when the stream opens)' })),
   serial: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'a module serial (its own and its children’s events) or a child device <serial>/<index>' })),
   lastEventId: Type.Optional(Type.String({ description: 'resume after this event id, for clients that cannot send the Last-Event-ID header' })),
 });

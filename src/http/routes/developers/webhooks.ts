@@ -6,12 +6,12 @@ import type { RetrySelection } from '../../../domain/webhooks.js';
 import { input, jsonParameter, requiredInteger, withinBatch } from '../../params.js';
 import type { Input } from '../../params.js';
 import { presentTestCallback, presentWebhookHealth, TestCallbackSchema, WebhookHealthSchema } from '../../presenters/webhooks.js';
-import { Basic, responses } from '../../schemas.js';
+import { Basic, responses, RowId } from '../../schemas.js';
 
 const IdParam = Type.Object({ id: Type.Optional(Type.String({ description: 'app id' })) });
-const AppPath = Type.Object({ idApp: Type.Integer() });
+const AppPath = Type.Object({ idApp: RowId() });
 const RetryParams = Type.Object({
-  ids: Type.Optional(Type.Union([Type.Array(Type.Integer()), Type.String()], { description: 'delivery ids: a JSON array, or "1,2,3"' })),
+  ids: Type.Optional(Type.Union([Type.Array(RowId()), Type.String()], { description: 'delivery ids: a JSON array, or "1,2,3"' })),
   all_failed: Type.Optional(Type.Union([Type.Boolean(), Type.String()], { description: 'true: every failed delivery of the app' })),
 });
 
