@@ -237,7 +237,7 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
     const rows = page.locator('table.modules tbody tr');
     await page.locator('tr[data-serial="0ACE"]').waitFor();
     expect(await rows.count()).toBe(3);
-    await page.locator('tr[data-serial="C0FE"]').getByText('Battery unknown', { exact: true }).waitFor();
+    await page.locator('tr[data-serial="C0FE"]').getByText('No battery event', { exact: true }).waitFor();
     await page.locator('tr[data-serial="C0FE"]').getByText('UDM23').waitFor();
     await page.locator('tr[data-serial="BEEF"]').getByText('UDM22').waitFor();
 

@@ -19,15 +19,18 @@ export function Badge({ tone, children, title }: { tone: Tone; children: Compone
 
 type StatusField = 'battery' | 'level' | 'network' | 'tamper' | 'temp';
 
-/** Each device status field as words and a tone; UNKNOWN means no event of that family yet. */
+/**
+ * Each device status field as words and a tone. UNKNOWN means no event of that family yet — not that
+ * the reading is unknown: a voltage or temperature shown beside the badge comes from keep-alives.
+ */
 const STATES: Record<StatusField, Record<string, [Tone, string]>> = {
-  battery: { ON: ['ok', 'Battery OK'], OFF: ['bad', 'Battery low'], UNKNOWN: ['muted', 'Battery unknown'] },
+  battery: { ON: ['ok', 'Battery OK'], OFF: ['bad', 'Battery low'], UNKNOWN: ['muted', 'No battery event'] },
   // `level` follows the module's signal events (RSSI low / OK), not the RSSI itself: before the first
   // one there is no alarm to report, which is not the same as an unknown signal.
   level: { ON: ['ok', 'Signal OK'], OFF: ['warn', 'Signal low'], UNKNOWN: ['muted', 'No signal event'] },
-  network: { ON: ['ok', 'Network OK'], OFF: ['bad', 'Connection lost'], UNKNOWN: ['muted', 'Network unknown'] },
-  tamper: { OFF: ['ok', 'No tamper'], ON: ['bad', 'Tamper'], UNKNOWN: ['muted', 'Tamper unknown'] },
-  temp: { OK: ['ok', 'Temp OK'], LOW: ['warn', 'Temp low'], HIGH: ['bad', 'Temp high'], UNKNOWN: ['muted', 'Temp unknown'] },
+  network: { ON: ['ok', 'Network OK'], OFF: ['bad', 'Connection lost'], UNKNOWN: ['muted', 'No network event'] },
+  tamper: { OFF: ['ok', 'No tamper'], ON: ['bad', 'Tamper'], UNKNOWN: ['muted', 'No tamper event'] },
+  temp: { OK: ['ok', 'Temp OK'], LOW: ['warn', 'Temp low'], HIGH: ['bad', 'Temp high'], UNKNOWN: ['muted', 'No temp event'] },
 };
 
 export function StatusBadge({ field, value }: { field: StatusField; value: string }) {
