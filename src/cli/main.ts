@@ -15,6 +15,7 @@ import { alertsCommand } from './commands/alerts.js';
 import { backupCommand } from './commands/backup.js';
 import { modulesCommand } from './commands/modules.js';
 import { exportCommand } from './commands/export.js';
+import { retentionCommand } from './commands/retention.js';
 import { copyDataCommand } from './commands/copy-data.js';
 import { describeError } from './describe-error.js';
 import { CommanderError, commanderExitCode, EXIT, throwInsteadOfExit } from './exit-code.js';
@@ -42,6 +43,7 @@ const program = new Command('snsr')
   .addCommand(alertsCommand())
   .addCommand(backupCommand())
   .addCommand(exportCommand())
+  .addCommand(retentionCommand())
   .addCommand(copyDataCommand());
 throwInsteadOfExit(program);
 

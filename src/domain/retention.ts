@@ -1,4 +1,4 @@
-import { badRequest } from './errors.js';
+import { badRequest, notFound } from './errors.js';
 import type { AppService } from './apps.js';
 import type { ModuleService } from './modules.js';
 import type { AppRetention, Choice, ModuleRetention, RetentionChoices, RetentionRepository } from '../storage/retention-repository.js';
@@ -85,6 +85,13 @@ export class RetentionService {
     await this.apps.owned(accountId, appId);
     await this.repository.setApp(appId, choice);
     return this.appView(appId, choice);
+  }
+
+  /** The owner of any app, for the operator's CLI, which then acts as that owner. */
+  async appOwner(appId: number): Promise<number> {
+    const owner = await this.repository.appOwner(appId);
+    if (owner === undefined) throw notFound(`app ${appId} not found`);
+    return owner;
   }
 
   private appView(id: number, choice: ModuleRetention): AppRetentionView {

@@ -74,6 +74,12 @@ export class RetentionRepository {
       .execute();
   }
 
+  /** The account an app belongs to, for the operator's tools; undefined for no such app. */
+  async appOwner(appId: number): Promise<number | undefined> {
+    const row = await this.db.selectFrom('apps').select('account_id').where('id', '=', appId).executeTakeFirst();
+    return row === undefined ? undefined : Number(row.account_id);
+  }
+
   /** The choices of the apps a module is attached to (only apps that chose something), by app id. */
   async appsOfModule(serial: string): Promise<AppRetention[]> {
     const rows = await this.db
