@@ -8,12 +8,13 @@
 // Both processes run compiled JavaScript, as `npm start` does (tsx's loader thread alone adds some
 // 30 MB to a process): the bench compiles the sources it needs into node_modules/.cache first.
 import { execFileSync, fork, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import Fastify from 'fastify';
 import pg from 'pg';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
@@ -26,7 +27,9 @@ import { benchDatabase } from '../test/helpers/scratch-database.js';
 
 // From bench/ as TypeScript, or from <build>/bench/ once compiled.
 const ROOT = process.env.SNSR_BENCH_ROOT ?? join(dirname(fileURLToPath(import.meta.url)), '..');
-const BUILD = join(ROOT, 'node_modules', '.cache', 'snsr-bench');
+// One build per checkout: worktrees may share node_modules (a symlink), and their benches must not
+// compile over each other's.
+const BUILD = join(ROOT, 'node_modules', '.cache', `snsr-bench-${createHash('sha1').update(ROOT).digest('hex').slice(0, 8)}`);
 const TOKEN = 'bench-network-token';
 const MODULES = Number(process.env.BENCH_MODULES ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -45,6 +48,8 @@ interface ServerReport {
 }
 
 type Message = { type: 'ready'; port: number; floorPort: number } | ({ type: 'report' } & ServerReport);
+/** What the orchestrator tells the server: start measuring (and profiling, under this name), report, stop. */
+type Command = { type: 'reset'; profile?: string } | { type: 'report' } | { type: 'stop' };
 
 // ---------------------------------------------------------------- server process
 
@@ -62,17 +67,33 @@ async function serve(): Promise<void> {
   let cpu = process.cpuUsage();
   let loop = performance.eventLoopUtilization();
   setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss())), 50).unref();
-  process.on('message', async (message: string) => {
-    if (message === 'reset') {
+  // BENCH_CPU_PROF=<dir>: a CPU profile of each measured run (warm-up and other runs left out).
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const inspector = profileDir ? new Session() : undefined;
+  inspector?.connect();
+  let profiling: string | undefined;
+  process.on('message', async (message: Command) => {
+    if (message.type === 'reset') {
+      if (inspector && message.profile) {
+        await inspector.post('Profiler.enable');
+        await inspector.post('Profiler.start');
+        profiling = message.profile;
+      }
       rssPeak = process.memoryUsage.rss();
       cpu = process.cpuUsage();
       loop = performance.eventLoopUtilization();
-    } else if (message === 'report') {
+    } else if (message.type === 'report') {
       const used = process.cpuUsage(cpu);
+      if (inspector && profiling && profileDir) {
+        const { profile } = await inspector.post('Profiler.stop');
+        mkdirSync(profileDir, { recursive: true });
+        writeFileSync(join(profileDir, `${profiling}.cpuprofile`), JSON.stringify(profile));
+        profiling = undefined;
+      }
       const raw = await context.storage.db.selectFrom('raw_messages').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
       const busy = performance.eventLoopUtilization(loop).utilization;
       process.send?.({ type: 'report', rssPeakMb: rssPeak / 2 ** 20, cpuMs: (used.user + used.system) / 1000, busy, rawMessages: Number(raw.n) } satisfies Message);
-    } else if (message === 'stop') {
+    } else if (message.type === 'stop') {
       await app.close();
       await bare.close();
       await context.close();
@@ -182,12 +203,13 @@ async function measure(
   duplicates: boolean,
   seed: number,
   postgresUrl: string | null,
+  profile: string,
 ): Promise<{ summary: Summary; server: ServerReport; databaseCpuMs: number | null }> {
   await simulate(port, path, WARMUP_SECONDS, duplicates, seed);
   const before = postgresUrl ? await backendTicks(postgresUrl) : null;
-  server.send('reset');
+  server.send({ type: 'reset', profile } satisfies Command);
   const summary = await simulate(port, path, SECONDS, duplicates, seed + 1);
-  server.send('report');
+  server.send({ type: 'report' } satisfies Command);
   const report = await next(server, 'report');
   let databaseCpuMs: number | null = null;
   if (postgresUrl && before) {
@@ -203,9 +225,7 @@ async function bench(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
   const db = await benchDatabase(dialect);
   if (!db) return [];
   const env = { ...process.env, SNSR_DATABASE_URL: db.url, SNSR_NETWORK_TOKEN: TOKEN, SNSR_SECRET: 'bench', LOG_LEVEL: 'warn', SNSR_BENCH_ROLE: 'server', SNSR_BENCH_ROOT: ROOT };
-  // BENCH_CPU_PROF=<dir>: the server writes a CPU profile of its whole run there (node --cpu-prof).
-  const execArgv = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const server = fork(join(BUILD, 'bench/ingest.js'), [], { env, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const server = fork(join(BUILD, 'bench/ingest.js'), [], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
     const { port, floorPort } = await next(server, 'ready');
     const rows: Row[] = [];
@@ -217,7 +237,8 @@ async function bench(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
     let before = 0;
     for (const [i, [route, target, traffic, duplicates]] of runs.entries()) {
       const floor = route !== 'snsr';
-      const measured = await measure(server, target, UPLINK_PATH, duplicates, 100 * (i + 1), dialect === 'postgres' && !floor ? db.url : null);
+      const profile = `${dialect}-${floor ? 'floor' : duplicates ? 'stations' : 'one-station'}`;
+      const measured = await measure(server, target, UPLINK_PATH, duplicates, 100 * (i + 1), dialect === 'postgres' && !floor ? db.url : null, profile);
       const { summary, server: report } = measured;
       // Every uplink answered `new` was committed before the answer: it must be stored. (Uplinks whose
       // callbacks were all refused, e.g. by load shedding, were not acknowledged and need not be.)
@@ -231,7 +252,7 @@ async function bench(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
     for (const row of rows) row.floor = floor;
     return rows;
   } finally {
-    server.send('stop');
+    server.send({ type: 'stop' } satisfies Command);
     await new Promise((resolve) => server.once('exit', resolve));
     await db.drop();
   }
@@ -247,7 +268,10 @@ export async function run(): Promise<void> {
   );
   const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
   console.log(`machine load average at start: ${load()}`);
-  const rows = [...(await bench('sqlite')), ...(await bench('postgres'))];
+  // BENCH_DIALECTS=sqlite or postgres: one database only.
+  const dialects = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',');
+  const rows: Row[] = [];
+  for (const dialect of ['sqlite', 'postgres'] as const) if (dialects.includes(dialect)) rows.push(...(await bench(dialect)));
   const widths = [9, 20, 13, 12, 8, 10, 9, 9, 11, 11, 11, 12];
   const head = ['database', 'route', 'traffic', 'callbacks/s', '× floor', 'uplinks/s', 'ack p50', 'ack p99', 'server RSS', 'snsr CPU', 'PG CPU', 'server busy'];
   console.log(pad(head, widths));
