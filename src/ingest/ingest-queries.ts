@@ -19,6 +19,18 @@ const moduleWithDevice = (db: Db, serial: string) =>
       'modules.last_time_s as m_last_time_s',
       'modules.last_when_ms as m_last_when_ms',
     ])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('app_modules')
+            .innerJoin('apps', 'apps.id', 'app_modules.app_id')
+            .select('apps.id')
+            .whereRef('app_modules.module_serial', '=', 'modules.serial')
+            .where('apps.callback_url', 'is not', null),
+        )
+        .as('m_callbacks'),
+    )
     .where('modules.serial', '=', serial);
 
 /** A module's own device with the module's state (`m_` columns). */
@@ -28,6 +40,8 @@ export type ModuleWithDevice = DeviceRow & {
   m_last_seq: number | null;
   m_last_time_s: number | null;
   m_last_when_ms: number | null;
+  /** An app with a callback URL is attached (1/0 on SQLite, a boolean on PostgreSQL). */
+  m_callbacks: number | boolean;
 };
 
 /** The module and its own device; the locking form holds both rows until commit. */

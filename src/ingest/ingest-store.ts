@@ -21,6 +21,11 @@ export interface IngestModule {
   lastWhenMs: number | null;
   /** The module's own device (index 0). */
   device: DeviceRow;
+  /**
+   * An app with a callback URL is attached, as the lock found it: without one a message has no
+   * delivery to queue, and the outbox is not asked (one statement fewer per uplink).
+   */
+  callbacks: boolean;
 }
 
 /** What an uplink changes of its module. */
@@ -36,6 +41,13 @@ export interface ModuleChanges {
 /** A raw message as the pipeline first stores it: every column but the generated id. */
 export type NewRaw = Omit<RawMessageRow, 'id'>;
 
+/** A base station's reception of an uplink. */
+export interface Rinfo {
+  tap: string;
+  rssi: number | null;
+  snr: number | null;
+}
+
 /** A stored message's header fields, for repetition detection. */
 export type RecentFrame = Pick<MessageRow, 'entry_id' | 'frame_type' | 'stamp' | 'frame'>;
 
@@ -46,6 +58,12 @@ export interface DeviceChanges {
   message?: boolean;
   /** the device was heard at this time (epoch ms) */
   seenAt?: number;
+}
+
+/** The module state columns an uplink writes, or undefined when it writes none. */
+function moduleState(serial: string, { newest, lastWhenMs }: ModuleChanges): b.ModuleState | undefined {
+  if (!newest && lastWhenMs === undefined) return undefined;
+  return [serial, newest?.cpt ?? null, newest?.seq ?? null, newest?.timeS ?? null, lastWhenMs ?? null];
 }
 
 /**
@@ -66,7 +84,7 @@ export class IngestStore {
   async lockModule(serial: string): Promise<IngestModule | undefined> {
     const [row] = this.round ? [await this.round.add(b.lockModules, serial)] : await (this.rowLocks ? q.lockModule : q.selectModule)(this.trx, serial);
     if (!row) return undefined;
-    const { m_protocol, m_last_cpt, m_last_seq, m_last_time_s, m_last_when_ms, ...device } = row;
+    const { m_protocol, m_last_cpt, m_last_seq, m_last_time_s, m_last_when_ms, m_callbacks, ...device } = row;
     return {
       serial,
       protocol: m_protocol as Protocol,
@@ -75,14 +93,22 @@ export class IngestStore {
       lastTimeS: m_last_time_s,
       lastWhenMs: m_last_when_ms,
       device,
+      callbacks: Boolean(m_callbacks),
     };
   }
 
-  /** Inserts the raw message unless this uplink is already stored; its id, or undefined. */
-  async insertRaw(raw: NewRaw): Promise<number | undefined> {
+  /**
+   * Inserts the raw message unless this uplink is already stored; its id, or undefined. A new raw
+   * message gets its first station's reception (`rinfo`) with it.
+   */
+  async insertRaw(raw: NewRaw, rinfo?: Rinfo): Promise<number | undefined> {
     const values: q.RawValues = [raw.module_serial, raw.seq_number, raw.time_s, raw.data, raw.snr, raw.avg_snr, raw.lat, raw.lng, raw.received_at];
-    if (this.round) return this.round.add(raw.seq_number !== null ? b.insertRawBySeq : b.insertRawNoSeq, values);
+    if (this.round) {
+      const station = [rinfo?.tap ?? null, rinfo?.rssi ?? null, rinfo?.snr ?? null] as const;
+      return this.round.add(raw.seq_number !== null ? b.insertRawBySeq : b.insertRawNoSeq, [...values, ...station]);
+    }
     const [row] = await (raw.seq_number !== null ? q.insertRawBySeq : q.insertRawNoSeq)(this.trx, ...values);
+    if (row && rinfo) await q.insertRinfo(this.trx, row.id, rinfo.tap, rinfo.rssi, rinfo.snr);
     return row?.id;
   }
 
@@ -117,13 +143,15 @@ export class IngestStore {
 
   /** Writes what an uplink changed of the module, in one statement (two when the protocol switches). */
   async updateModule(serial: string, changes: ModuleChanges): Promise<void> {
-    if (changes.protocol) await this.trx.updateTable('modules').set({ protocol: changes.protocol }).where('serial', '=', serial).execute();
-    const { newest, lastWhenMs } = changes;
-    if (newest || lastWhenMs !== undefined) {
-      const values = [serial, newest?.cpt ?? null, newest?.seq ?? null, newest?.timeS ?? null, lastWhenMs ?? null] as const;
-      if (this.round) await this.round.add(b.updateModuleStates, [...values]);
-      else await q.updateModuleState(this.trx, ...values);
-    }
+    if (changes.protocol) await this.switchProtocol(serial, changes.protocol);
+    const state = moduleState(serial, changes);
+    if (!state) return;
+    if (this.round) await this.round.add(b.updateModuleStates, state);
+    else await q.updateModuleState(this.trx, ...state);
+  }
+
+  private async switchProtocol(serial: string, protocol: Protocol): Promise<void> {
+    await this.trx.updateTable('modules').set({ protocol }).where('serial', '=', serial).execute();
   }
 
   /** Adds `delta` (negative: a late uplink found) to a device's lost-uplink count, never below zero. */
@@ -173,10 +201,14 @@ export class IngestStore {
     return row;
   }
 
-  async insertMessage(message: NewMessage): Promise<number> {
-    if (this.round) return this.round.add(b.insertMessages, message);
+  /** Inserts the message and writes what its uplink changed of the module (one statement on PostgreSQL); its id. */
+  async insertMessage(message: NewMessage, changes: ModuleChanges & { lastWhenMs: number }): Promise<number> {
+    if (changes.protocol) await this.switchProtocol(message.module_serial, changes.protocol);
+    const state = moduleState(message.module_serial, changes)!;
+    if (this.round) return this.round.add(b.insertMessages, { message, state });
     const [row] = await q.insertMessage(this.trx, message);
     if (!row) throw new Error('message not inserted');
+    await q.updateModuleState(this.trx, ...state);
     return row.id;
   }
 

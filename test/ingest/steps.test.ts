@@ -145,7 +145,14 @@ describe.each(dialects)('ingest steps (%s)', (dialect) => {
     const stored = await inTransaction(async (store) => {
       const module = await resolveModule(store, uplink);
       const { rawId } = await storeRaw(store, module, uplink, 5);
-      return storeMessage(store, module, { uplink, rawId, whenMs: 1_800_000_000_123, frame: frame('25000632'), device: module.device, contrib: { temp: 'LOW' }, dateText });
+      const changes = { newest: { cpt: 5, seq: null, timeS: T + 400 } };
+      return storeMessage(store, module, { uplink, rawId, whenMs: 1_800_000_000_123, frame: frame('25000632'), device: module.device, contrib: { temp: 'LOW' }, dateText, changes });
+    });
+    // The module's state is written with the message: its counters and the message's `when`.
+    expect(await db().selectFrom('modules').select(['last_cpt', 'last_time_s', 'last_when_ms']).where('serial', '=', '0ACE').executeTakeFirstOrThrow()).toEqual({
+      last_cpt: 5,
+      last_time_s: T + 400,
+      last_when_ms: 1_800_000_000_123,
     });
     const row = await db().selectFrom('messages').selectAll().where('id', '=', stored.id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ type: 'event:templow', station: '0A0B', lvl: -111, when_ms: 1_800_000_000_123, time_s: T + 400, frame: '25000632', code: 'event_temp_low', stamp: 2, cpt: 5 });

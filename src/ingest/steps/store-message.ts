@@ -1,7 +1,7 @@
 import { frameTypeString, messageType } from '../../protocol/udm/index.js';
 import type { Frame } from '../../protocol/udm/index.js';
 import type { DeviceRow } from '../../storage/schema.js';
-import type { IngestModule, IngestStore } from '../ingest-store.js';
+import type { IngestModule, IngestStore, ModuleChanges } from '../ingest-store.js';
 import type { Uplink } from '../uplink.js';
 import type { Contribution } from './apply-state.js';
 import { deviceContext } from '../device-context.js';
@@ -17,13 +17,14 @@ export function receptionTime(module: IngestModule, now: number): number {
 }
 
 /**
- * Step 8: the message, as history, recents and callbacks show it, and in the same transaction one
- * pending delivery per attached app with a callback URL.
+ * Step 8: the message, as history, recents and callbacks show it, with what the uplink changed of
+ * its module (`changes`, written with it: the message's `when` is part of them), and in the same
+ * transaction one pending delivery per attached app with a callback URL.
  */
 export async function storeMessage(
   store: IngestStore,
   module: IngestModule,
-  input: { uplink: Uplink; rawId: number; whenMs: number; frame: Frame; device: DeviceRow; contrib: Contribution; dateText: DateText },
+  input: { uplink: Uplink; rawId: number; whenMs: number; frame: Frame; device: DeviceRow; contrib: Contribution; dateText: DateText; changes: ModuleChanges },
 ): Promise<{ id: number; type: string }> {
   const { uplink, frame, device } = input;
   const type = messageType(frame.code);
@@ -46,7 +47,9 @@ export async function storeMessage(
     custom: JSON.stringify(uplink.simulated ? { ...frame.custom, simulated: true } : frame.custom),
     contrib: JSON.stringify(input.contrib),
     ctxt: JSON.stringify(deviceContext(device, input.dateText)),
-  });
-  await store.enqueueDeliveries({ id, module_serial: module.serial });
+  }, { ...input.changes, lastWhenMs: input.whenMs });
+  // Without an attached app that has a callback URL when the module was locked, there is nothing to
+  // queue (attaching one waits on that lock: app_modules' foreign key to the module row).
+  if (module.callbacks) await store.enqueueDeliveries({ id, module_serial: module.serial });
   return { id, type };
 }

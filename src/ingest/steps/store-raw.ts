@@ -22,22 +22,17 @@ export async function storeRaw(store: IngestStore, module: IngestModule, uplink:
     lng: uplink.lng ?? null,
     received_at: now,
   };
-  let rawId = await store.insertRaw(raw);
-  let outcome: UplinkOutcome = 'new';
-  let bestSnr = raw.snr;
-  if (rawId === undefined) {
-    // The module row is locked, so the conflicting row cannot have gone since.
-    const existing = await store.findRaw(module.serial, seqNumber, uplink.time, data);
-    if (!existing) throw new Error(`raw message of ${module.serial} neither inserted nor found`);
-    rawId = existing.id;
-    bestSnr = existing.snr;
-    outcome = 'replay';
-  }
-  if (uplink.station) {
-    const added = await store.addRinfo(rawId, uplink.station.toUpperCase(), uplink.rssi ?? null, uplink.snr ?? null);
-    if (added && outcome === 'replay') outcome = 'duplicate';
-  }
+  const station = uplink.station ? { tap: uplink.station.toUpperCase(), rssi: uplink.rssi ?? null, snr: uplink.snr ?? null } : undefined;
+  // A new raw message is stored with this station's reception.
+  const inserted = await store.insertRaw(raw, station);
+  if (inserted !== undefined) return { rawId: inserted, outcome: 'new' };
+  // The module row is locked, so the conflicting row cannot have gone since.
+  const existing = await store.findRaw(module.serial, seqNumber, uplink.time, data);
+  if (!existing) throw new Error(`raw message of ${module.serial} neither inserted nor found`);
+  const rawId = existing.id;
+  let outcome: UplinkOutcome = 'replay';
+  if (station && (await store.addRinfo(rawId, station.tap, station.rssi, station.snr))) outcome = 'duplicate';
   // The raw message keeps the best SNR of every station.
-  if (uplink.snr !== undefined && (bestSnr === null || uplink.snr > bestSnr)) await store.setRawSnr(rawId, uplink.snr);
+  if (uplink.snr !== undefined && (existing.snr === null || uplink.snr > existing.snr)) await store.setRawSnr(rawId, uplink.snr);
   return { rawId, outcome };
 }
