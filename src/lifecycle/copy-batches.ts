@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.js';
 import { MONTHS_AHEAD, PARTITIONED, monthStart, partitionName, partitionsOf } from '../storage/postgres/time-partitions.js';
@@ -23,6 +23,31 @@ export interface TableCopy {
   onBatch: (rowsDone: number) => void;
 }
 
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * The multi-row INSERT text for a number of rows, written once per size rather than built by the
+ * query builder for every batch: at tens of thousands of parameters per statement, building them
+ * cost more than sending them.
+ */
+function insertStatement(table: string, columns: string[], dialect: Dialect): (rows: number) => string {
+  const texts = new Map<number, string>();
+  const head = `insert into ${quote(table)} (${columns.map(quote).join(', ')}) values `;
+  return (rows) => {
+    let text = texts.get(rows);
+    if (text === undefined) {
+      const tuples: string[] = [];
+      for (let row = 0, n = 0; row < rows; row++) {
+        const marks = columns.map(() => (dialect === 'postgres' ? `$${++n}` : '?'));
+        tuples.push(`(${marks.join(', ')})`);
+      }
+      text = head + tuples.join(', ');
+      texts.set(rows, text);
+    }
+    return text;
+  };
+}
+
 /**
  * Copies one table in keyset batches by its primary key: each batch is one indexed range read,
  * whatever the table's size, and only one batch is ever held. A batch goes in as multi-row INSERTs,
@@ -33,8 +58,10 @@ export async function copyTable(reader: AnyDb, writer: AnyDb, copy: TableCopy): 
   if (source.primaryKey.length === 0) throw new Error(`table ${source.name} has no primary key to page through`);
   const columns = sql.join(source.columns.map((c) => sql.ref(c.name)));
   const key = sql.join(source.primaryKey.map((c) => sql.ref(c)));
-  const encode = rowEncoder(target.columns, copy.targetDialect);
-  const perInsert = Math.max(1, Math.floor(MAX_PARAMETERS / target.columns.length));
+  const names = source.columns.map((c) => c.name);
+  const encode = rowEncoder(names.map((name) => target.columns.find((c) => c.name === name)!), copy.targetDialect);
+  const perInsert = Math.max(1, Math.floor(MAX_PARAMETERS / names.length));
+  const insert = insertStatement(source.name, names, copy.targetDialect);
   let last: unknown[] | undefined;
   let done = 0;
   for (;;) {
@@ -44,8 +71,10 @@ export async function copyTable(reader: AnyDb, writer: AnyDb, copy: TableCopy): 
     );
     if (rows.length === 0) break;
     for (let start = 0; start < rows.length; start += perInsert) {
-      const values = rows.slice(start, start + perInsert).map(encode);
-      await onSide('target', () => writer.insertInto(source.name).values(values).execute());
+      const chunk = rows.slice(start, start + perInsert);
+      const parameters: unknown[] = [];
+      for (const row of chunk) parameters.push(...encode(row));
+      await onSide('target', () => writer.executeQuery(CompiledQuery.raw(insert(chunk.length), parameters)));
     }
     done += rows.length;
     copy.onBatch(done);

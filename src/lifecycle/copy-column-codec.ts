@@ -58,12 +58,8 @@ export function encoder(target: ColumnInfo, targetDialect: Dialect): Encode {
   return (value) => (value === null || value === undefined ? null : encode(value));
 }
 
-/** A row's values in the target's representation, column by column. */
-export function rowEncoder(columns: ColumnInfo[], targetDialect: Dialect): (row: Record<string, unknown>) => Record<string, unknown> {
+/** A row's values in the target's representation, in the order of `columns`. */
+export function rowEncoder(columns: ColumnInfo[], targetDialect: Dialect): (row: Record<string, unknown>) => unknown[] {
   const encoders = columns.map((column) => [column.name, encoder(column, targetDialect)] as const);
-  return (row) => {
-    const out: Record<string, unknown> = {};
-    for (const [name, encode] of encoders) out[name] = encode(row[name]);
-    return out;
-  };
+  return (row) => encoders.map(([name, encode]) => encode(row[name]));
 }

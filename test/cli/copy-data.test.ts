@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { snsr } from '../helpers/cli.js';
+import { snsr, startSnsr } from '../helpers/cli.js';
 import { dialects } from '../helpers/database.js';
 import { scratchDatabase } from '../helpers/scratch-database.js';
 import type { ScratchDatabase } from '../helpers/scratch-database.js';
@@ -116,5 +116,54 @@ describe.runIf(dialects.includes('postgres'))('snsr copy-data (the real binary)'
     const result = await copy(['--to', back, '--batch-size', '5'], postgres);
     expect(result.code, result.stderr).toBe(0);
     expect(await dumpOf(back)).toEqual(moved);
+  });
+});
+
+describe.runIf(dialects.includes('postgres'))('snsr copy-data from a SQLite database that is serving', () => {
+  it('copies one snapshot: every uplink whole (raw message, station report, message), none half', async () => {
+    const source = await scratchDatabase('sqlite');
+    const target = await scratchDatabase('postgres');
+    const env = { SNSR_DATABASE_URL: source.url, SNSR_NETWORK_TOKEN: 'network-token', HOST: '127.0.0.1', PORT: '0' };
+    const seeding = await appOn(source.url);
+    await seeding.context.repositories.modules.importCatalog([{ serial: 'C0FE', key: '1A2B3C4D', pac: '0123456789ABCDEF', protocol: 'UDM23' }]);
+    await seeding.close();
+    const { child, output } = await startSnsr(['serve', '--no-worker'], env);
+    try {
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output())![1]!;
+      let sent = 0;
+      let ingesting = true;
+      const ingest = (async () => {
+        while (ingesting) {
+          sent++;
+          const response = await fetch(`${url}/network/sigfox/uplink`, {
+            method: 'POST',
+            headers: { authorization: 'Bearer network-token', 'content-type': 'application/json' },
+            body: JSON.stringify({ device: 'C0FE', time: 1_763_000_000 + sent, data: frames.keepAlive(sent), seqNumber: sent % 4096, station: '1A2B', rssi: -120, snr: 10 }),
+          });
+          expect(response.status).toBe(200);
+        }
+      })();
+      while (sent < 30) await new Promise((resolve) => setTimeout(resolve, 20));
+      const result = await snsr(['copy-data', '--to', target.url, '--batch-size', '1'], { SNSR_DATABASE_URL: source.url });
+      ingesting = false;
+      await ingest;
+      expect(result.code, result.stderr).toBe(0);
+      const copied = await appOn(target.url);
+      try {
+        const db = copied.context.storage.db;
+        const count = async (table: 'raw_messages' | 'messages' | 'rinfos') => Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+        const messages = await count('messages');
+        expect(messages).toBeGreaterThanOrEqual(29);
+        expect(await count('raw_messages')).toBe(messages);
+        expect(await count('rinfos')).toBe(messages);
+        expect(messages).toBeLessThan(sent);
+      } finally {
+        await copied.close();
+      }
+    } finally {
+      child.kill('SIGKILL');
+      await target.drop();
+      await source.drop();
+    }
   });
 });

@@ -35,6 +35,6 @@ describe('copy-data column codec', () => {
 
   it('converts a whole row, column by column', () => {
     const encode = rowEncoder([{ name: 'id', type: 'bigint' }, { name: 'name', type: 'text' }], 'sqlite');
-    expect(encode({ id: '7', name: 'x', extra: 1 })).toEqual({ id: 7, name: 'x' });
+    expect(encode({ name: 'x', id: '7', extra: 1 })).toEqual([7, 'x']);
   });
 });
