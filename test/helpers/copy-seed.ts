@@ -99,6 +99,9 @@ async function seedRest(db: Kysely<Database>): Promise<void> {
     { account_id: alice.id, module_serial: 'C0FE', device_id: device.id, kind: 'battery', message: 'battery low', raised_at: now - 5000, message_id: message.id, ended_at: now, end_message: 'battery ok', acked_at: now },
     { account_id: alice.id, module_serial: 'C0FE', device_id: device.id, kind: 'temperature_high', message: 'too hot', raised_at: now, message_id: null, ended_at: null, end_message: null, acked_at: null },
   ]).execute();
+  const open = await db.selectFrom('alerts').select('id').where('ended_at', 'is', null).executeTakeFirstOrThrow();
+  const farm = await db.selectFrom('apps').select('id').where('name', '=', 'farm').executeTakeFirstOrThrow();
+  await db.insertInto('deliveries').values({ uuid: 'alert-delivery-1', app_id: farm.id, message_id: null, alert_id: open.id, status: 'pending', next_attempt_at: now, created_at: now, updated_at: now }).execute();
   await db.insertInto('alert_settings').values({ account_id: alice.id, email: 1 }).execute();
   await db.insertInto('signups').values({ email: 'carol@example.com', password_hash: 'scrypt$x', firstname: 'Carol', lastname: null, token_hash: 'ab'.repeat(32), created_at: now, expires_at: now + 3_600_000, activated_at: null }).execute();
   await db.insertInto('password_resets').values({ token_hash: 'cd'.repeat(32), account_id: alice.id, created_at: now, expires_at: now + 1_800_000, used_at: null }).execute();
