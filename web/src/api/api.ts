@@ -5,6 +5,7 @@ import type {
   Overview,
   RawMessage,
   Retention,
+  AppRetention,
   ApiKey,
   App,
   AuditEntry,
@@ -113,6 +114,9 @@ export const api = {
   retention: (sn: string) => request<Retention>(`${DEV}/modules/retention.json`, { query: { sn } }),
   setRetention: (sn: string, choice: { messages_days: number | null; raw_days: number | null }) =>
     request<Retention>(`${DEV}/modules/retention.json`, { method: 'POST', query: { sn }, body: choice }),
+  appRetention: (idApp: number) => request<AppRetention>(`${DEV}/apps/retention.json`, { query: { idApp } }),
+  setAppRetention: (idApp: number, choice: { messages_days: number | null; raw_days: number | null }) =>
+    request<AppRetention>(`${DEV}/apps/retention.json`, { method: 'POST', query: { idApp }, body: choice }),
   /** Acknowledges every alert of a device (module or child serial): its alerts_ack catches up with alerts. */
   ackAlerts: (sn: string) => request<void>('/iot/developers/alerts/ack.json', { method: 'POST', query: { sn }, read: 'none' }),
   setFlag: (flag: Flag, sn: string, id: string, value: string | boolean) =>

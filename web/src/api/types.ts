@@ -287,9 +287,21 @@ export interface RawMessage {
   rinfos: { tap: string; snr: string; rssi: string }[];
 }
 
+/** Where a retention in force comes from: the module's own choice, the longest of its apps', or the operator. */
+export type RetentionSource = { from: 'module' } | { from: 'app'; app: number; name: string } | { from: 'default' };
+
 export interface Retention {
   serial: string;
   messages_days: number | null;
   raw_days: number | null;
   effective: { messages_days: number; raw_days: number };
+  source: { messages_days: RetentionSource; raw_days: RetentionSource };
+}
+
+/** An app's choice for the modules attached to it (null: none), beside the operator's defaults. */
+export interface AppRetention {
+  id: number;
+  messages_days: number | null;
+  raw_days: number | null;
+  defaults: { messages_days: number; raw_days: number };
 }

@@ -8,6 +8,7 @@ import { DeliveryLog } from '../components/delivery-log';
 import { WebhookHealthSection } from '../components/webhook-health';
 import { AppForm } from '../components/app-form';
 import { Notice } from '../components/notice';
+import { RetentionControl } from '../components/retention-control';
 import { Page, Section } from '../components/page';
 import { useAction, useLoad } from '../hooks';
 import { Link, navigate } from '../router';
@@ -48,6 +49,9 @@ export function AppDetailPage({ id }: { id: number }) {
           <Credentials app={app} />
           <Settings app={app} onSaved={() => void apps.reload()} />
           <AppModules appId={app.id} />
+          <Section title="Retention" id="app-retention">
+            <RetentionControl app={{ id: app.id, name: app.name || `App ${app.id}` }} />
+          </Section>
           <WebhookHealthSection appId={app.id} hasCallback={app.callbackurl !== undefined} revision={revision} onRetried={retried} />
           <DeliveryLog appId={app.id} hasCallback={app.callbackurl !== undefined} revision={revision} onRetried={retried} />
           <Section title="Delete this app" id="app-delete">

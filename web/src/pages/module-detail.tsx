@@ -99,7 +99,7 @@ export function ModuleDetailPage({ serial }: { serial: string }) {
           </Section>
           <DeviceLabelsSection serial={module.serial} />
           <Section title="Download" id="module-export">
-            <p class="hint">The module's messages (and its children's), oldest first: a column per measurement in CSV, a JSON object per line in NDJSON.</p>
+            <p class="hint">The module's messages (and its children's), oldest first: a column per measurement in CSV, a JSON object per line in NDJSON. Raw uplinks: one per line with every station that heard it.</p>
             <ExportLinks serial={module.serial} />
           </Section>
           <Section title="Retention" id="module-retention">
