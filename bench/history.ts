@@ -4,8 +4,11 @@
 // plugin, no hook, no schema) answering the very bytes of a 20-message history page, and on the snsr
 // server a route answering a constant 20-message array through the same response schema. The servers
 // run in this process; the load comes from a second process (this file, forked), so on two cores each
-// side has one.
+// side has one. Beside rates, CPU per answer: of this process and of the PostgreSQL backends (/proc).
 import { fork } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import Fastify from 'fastify';
 import type { ChildProcess } from 'node:child_process';
 import { Agent, get } from 'node:http';
@@ -19,8 +22,10 @@ import { createContext } from '../src/context.js';
 import type { Context } from '../src/context.js';
 import { buildServer } from '../src/http/server.js';
 import { MessageSchema } from '../src/http/presenters/messages.js';
-import { messagesJson, presentMessage } from '../src/wire/message.js';
+import type { presentMessage } from '../src/wire/message.js';
+import { messageBody, storedPageJson } from '../src/wire/message.js';
 import { benchDatabase } from '../test/helpers/scratch-database.js';
+import { backendCpuMs, backendCpuSpent } from './lib/backend-cpu.js';
 
 const MODULES = 1000;
 const SMALL = 10_000;
@@ -30,6 +35,10 @@ const ROUNDS = 5;
 const ROUND_MS = 1500;
 const WARMUP_MS = 1000;
 const T0 = Date.UTC(2024, 0, 1);
+/** BENCH_CPU_PROF=<dir>: a CPU profile of this process while only the history route is loaded, per dialect and size. */
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+/** BENCH_HISTORY_DIALECTS=sqlite (or postgres): only those dialects, for quicker runs. */
+const DIALECTS = (process.env.BENCH_HISTORY_DIALECTS ?? 'sqlite,postgres').split(',');
 
 // ---------------------------------------------------------------------------------------------
 // Load generator (the forked process): keep-alive connections, each sending its next request as
@@ -103,9 +112,10 @@ const CTXT = JSON.stringify({
 /**
  * Messages `from` to `to` (exclusive) of every module, in one INSERT … SELECT per slice: the module's
  * own device takes even ones (keep-alives), its child odd ones (temperature events). Uplinks of all
- * modules interleave in time as they would arrive, 10 minutes apart per module.
+ * modules interleave in time as they would arrive, 10 minutes apart per module. Each with its wire
+ * form in `body`, as ingestion writes it (a test holds this text equal to `messageBody`'s).
  */
-async function fill(context: Context, from: number, to: number): Promise<void> {
+export async function fill(context: Context, from: number, to: number): Promise<void> {
   const db = context.storage.db;
   const postgres = context.storage.capabilities.dialect === 'postgres';
   const SLICE = 50;
@@ -116,21 +126,39 @@ async function fill(context: Context, from: number, to: number): Promise<void> {
       : sql`seq`;
     const prefix = postgres ? sql`` : sql`WITH RECURSIVE seq(k) AS (SELECT ${sql.lit(start)} UNION ALL SELECT k + 1 FROM seq WHERE k + 1 < ${sql.lit(end)}) `;
     await sql`${prefix}INSERT INTO messages
-        (module_serial, device_id, raw_id, when_ms, time_s, type, station, lvl, frame, frame_type, code, entry_id, stamp, cpt, retry, custom, contrib, ctxt)
-      SELECT d.module_serial, d.id, NULL, ${sql.lit(T0)} + seq.k * 600000 + (d.id % 600) * 1000,
-        ${sql.lit(T0 / 1000)} + seq.k * 600 + (d.id % 600),
-        CASE WHEN d.idx = 0 THEN 'keepalive:voltagetemp' ELSE 'event:templow' END,
-        '1B2C', -120.5,
-        CASE WHEN d.idx = 0 THEN '020300189167' ELSE '25100632' END,
-        CASE WHEN d.idx = 0 THEN 'srv_frm_keepalive' ELSE 'srv_frm_event' END,
-        CASE WHEN d.idx = 0 THEN 'keepalive_voltage_temp' ELSE 'event_temp_low' END,
-        d.idx, 2, 5, 0,
-        CASE WHEN d.idx = 0 THEN '{"interval_h":24,"voltage_mv":3300,"temperature_c":21.5}' ELSE '{"temperature_c":-5}' END,
-        CASE WHEN d.idx = 0 THEN '{"network":"ON"}' ELSE '{"temp":"LOW"}' END,
-        ${CTXT}
-      FROM ${source} JOIN devices d ON d.idx = seq.k % 2`.execute(db);
+        (module_serial, device_id, raw_id, when_ms, time_s, type, station, lvl, frame, frame_type, code, entry_id, stamp, cpt, retry, custom, contrib, ctxt, body)
+      SELECT m.module_serial, m.device_id, m.raw_id, m.when_ms, m.time_s, m.type, m.station, m.lvl, m.frame, m.frame_type, m.code,
+        m.entry_id, m.stamp, m.cpt, m.retry, m.custom, m.contrib, m.ctxt, '{"when":' || m.when_ms || ',"lvl":"-120.5","station":"1B2C","type":"' || m.type || '","device":"' || m.serial ||
+        '","extra":{"message":"' || m.frame || '","time":' || m.time_s || ',' || substr(m.custom, 2, length(m.custom) - 2) ||
+        '},"contrib":' || m.contrib || ',"ctxt":' || m.ctxt || ',"received":' || m.when_ms || ',"payload":"' || m.frame || '"}'
+      FROM (SELECT d.module_serial, d.id AS device_id, CAST(NULL AS BIGINT) AS raw_id, ${sql.lit(T0)} + seq.k * 600000 + (d.id % 600) * 1000 AS when_ms,
+        ${sql.lit(T0 / 1000)} + seq.k * 600 + (d.id % 600) AS time_s,
+        CASE WHEN d.idx = 0 THEN 'keepalive:voltagetemp' ELSE 'event:templow' END AS type,
+        '1B2C' AS station, -120.5 AS lvl,
+        CASE WHEN d.idx = 0 THEN '020300189167' ELSE '25100632' END AS frame,
+        CASE WHEN d.idx = 0 THEN 'srv_frm_keepalive' ELSE 'srv_frm_event' END AS frame_type,
+        CASE WHEN d.idx = 0 THEN 'keepalive_voltage_temp' ELSE 'event_temp_low' END AS code,
+        d.idx AS entry_id, 2 AS stamp, 5 AS cpt, 0 AS retry,
+        CASE WHEN d.idx = 0 THEN '{"interval_h":24,"voltage_mv":3300,"temperature_c":21.5}' ELSE '{"temperature_c":-5}' END AS custom,
+        CASE WHEN d.idx = 0 THEN '{"network":"ON"}' ELSE '{"temp":"LOW"}' END AS contrib,
+        ${CTXT} AS ctxt, d.serial
+      FROM ${source} JOIN devices d ON d.idx = seq.k % 2) AS m`.execute(db);
   }
   await sql`ANALYZE`.execute(db);
+}
+
+/** The bodies `fill` writes in SQL must be what ingestion writes, or the bench measures another answer. */
+async function checkBodies(context: Context): Promise<void> {
+  const rows = await context.storage.db
+    .selectFrom('messages')
+    .innerJoin('devices', 'devices.id', 'messages.device_id')
+    .selectAll('messages')
+    .select('devices.serial as device_serial')
+    .limit(4)
+    .execute();
+  for (const row of rows) {
+    if (row.body !== messageBody(row, row.device_serial)) throw new Error(`bench body ${row.body} is not the wire form ${messageBody(row, row.device_serial)}`);
+  }
 }
 
 async function count(context: Context): Promise<number> {
@@ -145,6 +173,10 @@ interface Figure {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU µs of the server process per answered request */
+  cpuUs: number;
+  /** CPU µs of the PostgreSQL backends per answered request (0 on SQLite) */
+  dbUs: number;
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
@@ -159,18 +191,29 @@ function measureWith(child: ChildProcess) {
    * Interleaved rounds, so both routes see the same machine load; each figure is the median of the
    * rounds' figures, so one round disturbed by another process does not decide it.
    */
-  return async (tokens: string[], routes: Record<string, { port: number; paths: readonly string[] }>): Promise<Record<string, Figure>> => {
+  return async (
+    tokens: string[],
+    routes: Record<string, { port: number; paths: readonly string[] }>,
+    url: string | undefined,
+    roundCount = ROUNDS,
+  ): Promise<Record<string, Figure>> => {
     const rounds: Record<string, Figure[]> = {};
     for (const { port, paths } of Object.values(routes)) await ask({ port, paths, tokens, durationMs: WARMUP_MS });
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < roundCount; round++) {
       for (const [name, { port, paths }] of Object.entries(routes)) {
+        const db = url ? await backendCpuMs(url) : undefined;
+        const cpu = process.cpuUsage();
         const result = await ask({ port, paths, tokens, durationMs: ROUND_MS });
+        const used = process.cpuUsage(cpu);
+        const dbMs = url && db ? backendCpuSpent(db, await backendCpuMs(url)) : 0;
         const latencies = result.latenciesMs.sort((a, b) => a - b);
         (rounds[name] ??= []).push({
           rate: result.requests / result.seconds,
           p50: percentile(latencies, 0.5),
           p99: percentile(latencies, 0.99),
           errors: result.errors,
+          cpuUs: (used.user + used.system) / Math.max(1, result.requests),
+          dbUs: (dbMs * 1000) / Math.max(1, result.requests),
         });
       }
     }
@@ -181,6 +224,8 @@ function measureWith(child: ChildProcess) {
         p50: median(list.map((f) => f.p50)),
         p99: median(list.map((f) => f.p99)),
         errors: list.reduce((sum, f) => sum + f.errors, 0),
+        cpuUs: median(list.map((f) => f.cpuUs)),
+        dbUs: median(list.map((f) => f.dbUs)),
       };
     }
     return figures;
@@ -194,9 +239,9 @@ const FLOOR = 'floor: bare Fastify, same bytes';
 const HISTORY = 'history.json?amount=20';
 
 async function benchDialect(dialect: 'sqlite' | 'postgres', measure: ReturnType<typeof measureWith>): Promise<string[]> {
-  const target = await benchDatabase(dialect);
-  if (!target) return [];
-  const config = loadConfig({ SNSR_DATABASE_URL: target.url, SNSR_SECRET: 'bench-secret', LOG_LEVEL: 'silent' });
+  const database = await benchDatabase(dialect);
+  if (!database) return [];
+  const config = loadConfig({ SNSR_DATABASE_URL: database.url, SNSR_SECRET: 'bench-secret', LOG_LEVEL: 'silent' });
   const context = await createContext(config, { log: pino({ level: 'silent' }) });
   const summary: string[] = [];
   try {
@@ -210,16 +255,17 @@ async function benchDialect(dialect: 'sqlite' | 'postgres', measure: ReturnType<
     let filled = Date.now();
     await fill(context, 0, SMALL / MODULES);
     const smallFill = (Date.now() - filled) / 1000;
+    await checkBodies(context);
 
     const server = await buildServer(context);
     // The yardstick: 20 real messages, answered as a constant through the same response schema.
     const scope = await context.devices.byToken(tokens[0]!);
-    const constant = (await context.devices.messages(scope, {}, { amount: 20 })).map((m) => presentMessage(m, m.device_serial));
+    const constant = JSON.parse(storedPageJson(await context.devices.messages(scope, {}, { amount: 20 }))) as ReturnType<typeof presentMessage>[];
     server.get('/bench/constant.json', { schema: { response: { 200: Type.Array(MessageSchema) } } }, async () => constant);
     await server.listen({ host: '127.0.0.1', port: 0 });
     const port = (server.server.address() as { port: number }).port;
     // The floor: what this machine's HTTP stack costs for the same answer, with nothing of snsr.
-    const page = messagesJson(await context.devices.messages(scope, {}, { amount: 20 }));
+    const page = storedPageJson(await context.devices.messages(scope, {}, { amount: 20 }));
     const bare = Fastify();
     bare.get('/floor.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(page));
     await bare.listen({ host: '127.0.0.1', port: 0 });
@@ -231,16 +277,32 @@ async function benchDialect(dialect: 'sqlite' | 'postgres', measure: ReturnType<
     };
 
     const figures: Record<number, Record<string, Figure>> = {};
+    const postgresUrl = dialect === 'postgres' ? database.url : undefined;
+    const profile = async (size: number) => {
+      if (!PROFILE_DIR) return;
+      const session = new Session();
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+      await measure(tokens, { [HISTORY]: routes[HISTORY]! }, postgresUrl, 3);
+      const { profile: taken } = await session.post('Profiler.stop');
+      session.disconnect();
+      const file = join(PROFILE_DIR, `history-${dialect}-${size}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(taken));
+      console.log(`${dialect}: CPU profile of the history route alone written to ${file}`);
+    };
     for (const size of [SMALL, LARGE]) {
       if (size === LARGE) {
         filled = Date.now();
         await fill(context, SMALL / MODULES, LARGE / MODULES);
         console.log(`${dialect}: filled ${fmt(await count(context))} messages in ${fmt(smallFill + (Date.now() - filled) / 1000, 1)} s`);
       }
-      figures[size] = await measure(tokens, routes);
+      figures[size] = await measure(tokens, routes, postgresUrl);
+      await profile(size);
       const floor = figures[size]![FLOOR]!.rate;
       for (const [name, f] of Object.entries(figures[size]!)) {
-        console.log(row([dialect, fmt(size), name, fmt(f.rate), fmt(f.rate / floor, 3), fmt(f.p50, 2), fmt(f.p99, 2), fmt(f.errors)]));
+        const cpu = figures[size]![FLOOR]!.cpuUs / (f.cpuUs + f.dbUs);
+        console.log(row([dialect, fmt(size), name, fmt(f.rate), fmt(f.rate / floor, 3), fmt(f.p50, 2), fmt(f.p99, 2), fmt(f.errors), fmt(f.cpuUs), fmt(f.dbUs), fmt(cpu, 3)]));
       }
     }
     await server.close();
@@ -255,7 +317,7 @@ async function benchDialect(dialect: 'sqlite' | 'postgres', measure: ReturnType<
     summary.push(`${dialect}: history p99 at ${fmt(LARGE)} / at ${fmt(SMALL)} = ${fmt(growth, 2)}× (target ≤ 1.5×: ${growth <= 1.5 ? 'met' : 'MISSED'})`);
   } finally {
     await context.close();
-    await target.drop();
+    await database.drop();
   }
   return summary;
 }
@@ -266,9 +328,10 @@ export async function run(): Promise<void> {
     console.log(`node ${process.version}, ${cpus().length} cores; server in this process, load from a second one over ${CONNECTIONS} keep-alive connections`);
     console.log(`${MODULES} modules (each with one child), random module per request; each figure the median of ${ROUNDS} interleaved rounds × ${ROUND_MS / 1000} s`);
     console.log(`machine load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    console.log(row(['dialect', 'stored', 'route', 'req/s', '× floor', 'p50 ms', 'p99 ms', 'errors']));
+    console.log(row(['dialect', 'stored', 'route', 'req/s', '× floor', 'p50 ms', 'p99 ms', 'errors', 'CPU µs', 'DB µs', 'CPU ×']));
     const measure = measureWith(child);
-    const summary = [...(await benchDialect('sqlite', measure)), ...(await benchDialect('postgres', measure))];
+    const summary: string[] = [];
+    for (const dialect of ['sqlite', 'postgres'] as const) if (DIALECTS.includes(dialect)) summary.push(...(await benchDialect(dialect, measure)));
     console.log(summary.join('\n'));
     console.log(`machine load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes share the cores: compare figures within one run)`);
   } finally {

@@ -165,18 +165,19 @@ export class DeviceService {
 
   /**
    * History (`until`) and recents (`after`): newest first, bounds exclusive, at most `amount`. A
-   * device selector narrows the module's messages to one device's.
+   * device selector narrows the module's messages to one device's. Each message comes as its stored
+   * wire form (JSON text), or as its columns when it was stored without one.
    */
   async messages(
     scope: DeviceScope,
     selector: DeviceSelector,
     page: { amount?: unknown; until?: unknown; after?: unknown },
-  ): Promise<HistoryRow[]> {
+  ): Promise<(string | HistoryRow)[]> {
     const limit = parseAmount('amount', page.amount);
     const before = beforeMs(parseInstant('until', page.until));
     const after = afterMs(parseInstant('after', page.after));
     const device = await this.select(scope, selector);
-    return this.repositories.messages.historyWithDevice(
+    return this.repositories.messages.storedPage(
       { moduleSerial: scope.module.serial, ...(device && { deviceId: device.id }) },
       { limit, ...(before !== undefined && { before }), ...(after !== undefined && { after }) },
     );

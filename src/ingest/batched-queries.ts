@@ -167,7 +167,7 @@ export function updateDevices(fields: readonly DeviceField[], message: boolean, 
 const MESSAGE_TYPES: Record<(typeof MESSAGE_COLUMNS)[number], string> = {
   module_serial: 'text', device_id: 'bigint', raw_id: 'bigint', when_ms: 'bigint', time_s: 'bigint', type: 'text', station: 'text',
   lvl: 'float8', frame: 'text', frame_type: 'text', code: 'text', entry_id: 'integer', stamp: 'integer', cpt: 'integer', retry: 'integer',
-  custom: 'text', contrib: 'text', ctxt: 'text',
+  custom: 'text', contrib: 'text', ctxt: 'text', body: 'text',
 };
 
 const MESSAGES_INSERT = `INSERT INTO messages (${MESSAGE_COLUMNS.join(', ')}) SELECT * FROM unnest(${MESSAGE_COLUMNS.map((c, i) => `$${i + 1}::${MESSAGE_TYPES[c]}[]`).join(', ')}) RETURNING id, module_serial`;

@@ -152,7 +152,7 @@ export function updateDeviceQuery(fields: readonly DeviceField[], message: boole
 
 export const MESSAGE_COLUMNS = [
   'module_serial', 'device_id', 'raw_id', 'when_ms', 'time_s', 'type', 'station', 'lvl', 'frame', 'frame_type',
-  'code', 'entry_id', 'stamp', 'cpt', 'retry', 'custom', 'contrib', 'ctxt',
+  'code', 'entry_id', 'stamp', 'cpt', 'retry', 'custom', 'contrib', 'ctxt', 'body',
 ] as const satisfies readonly (keyof NewMessage)[];
 
 const insertMessageQuery = prepared((db: Db, ...v: unknown[]) =>

@@ -173,6 +173,11 @@ export interface MessagesTable {
   custom: string;
   contrib: string;
   ctxt: string;
+  /**
+   * The message's wire form as JSON text (`messageBody`), written at ingestion so history sends it
+   * as it is; null for rows stored before it existed, which reads build from the columns above.
+   */
+  body: string | null;
 }
 
 export interface DeliveriesTable {

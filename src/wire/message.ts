@@ -32,19 +32,36 @@ function members(json: string): string {
 }
 
 /**
- * A page of messages in `presentMessage`'s wire form, as JSON text. The stored JSON columns are
- * spliced in as they are instead of parsed and serialized again, which was most of a history
- * request's cost; a property test holds the two forms equal.
+ * One message in `presentMessage`'s wire form, as JSON text: what ingestion stores in `body`. The
+ * stored JSON columns are spliced in as they are instead of parsed and serialized again; a property
+ * test holds the two forms equal.
  */
-export function messagesJson(rows: readonly (PresentableMessage & { device_serial: string })[]): string {
-  const parts = rows.map((row) => {
-    const frame = JSON.stringify(row.frame);
-    return (
-      `{"when":${row.when_ms},"lvl":${JSON.stringify(decimal(row.lvl))},"station":${JSON.stringify(row.station)},` +
-      `"type":${JSON.stringify(row.type)},"device":${JSON.stringify(row.device_serial)},` +
-      `"extra":{"message":${frame},"time":${row.time_s}${members(row.custom)}},"contrib":${row.contrib.trim()},"ctxt":${row.ctxt.trim()},` +
-      `"received":${row.when_ms},"payload":${frame}}`
-    );
-  });
-  return `[${parts.join(',')}]`;
+export function messageBody(row: PresentableMessage, deviceSerial: string): string {
+  const frame = JSON.stringify(row.frame);
+  return (
+    `{"when":${row.when_ms},"lvl":${JSON.stringify(decimal(row.lvl))},"station":${JSON.stringify(row.station)},` +
+    `"type":${JSON.stringify(row.type)},"device":${JSON.stringify(deviceSerial)},` +
+    `"extra":{"message":${frame},"time":${row.time_s}${members(row.custom)}},"contrib":${row.contrib.trim()},"ctxt":${row.ctxt.trim()},` +
+    `"received":${row.when_ms},"payload":${frame}}`
+  );
+}
+
+type RowWithSerial = PresentableMessage & { device_serial: string };
+
+/** A page of messages in `presentMessage`'s wire form, as JSON text. */
+export function messagesJson(rows: readonly RowWithSerial[]): string {
+  return `[${rows.map((row) => messageBody(row, row.device_serial)).join(',')}]`;
+}
+
+/**
+ * A page of stored messages as JSON text: their stored `body` texts as they are, and messages
+ * stored without one (before ingestion wrote it) built from their columns.
+ */
+export function storedPageJson(page: readonly (string | RowWithSerial)[]): string {
+  let text = '[';
+  for (let i = 0; i < page.length; i++) {
+    const entry = page[i]!;
+    text += (i === 0 ? '' : ',') + (typeof entry === 'string' ? entry : messageBody(entry, entry.device_serial));
+  }
+  return text + ']';
 }

@@ -5,6 +5,7 @@ import type { IngestModule, IngestStore, ModuleChanges } from '../ingest-store.j
 import type { Uplink } from '../uplink.js';
 import type { Contribution } from './apply-state.js';
 import { deviceContext } from '../device-context.js';
+import { messageBody } from '../../wire/message.js';
 import type { DateText } from '../device-context.js';
 
 /**
@@ -28,7 +29,7 @@ export async function storeMessage(
 ): Promise<{ id: number; type: string }> {
   const { uplink, frame, device } = input;
   const type = messageType(frame.code);
-  const id = await store.insertMessage({
+  const message = {
     module_serial: module.serial,
     device_id: device.id,
     raw_id: input.rawId,
@@ -47,7 +48,9 @@ export async function storeMessage(
     custom: JSON.stringify(uplink.simulated ? { ...frame.custom, simulated: true } : frame.custom),
     contrib: JSON.stringify(input.contrib),
     ctxt: JSON.stringify(deviceContext(device, input.dateText)),
-  }, { ...input.changes, lastWhenMs: input.whenMs });
+  };
+  // Its wire form, serialized once here so history reads send it as stored.
+  const id = await store.insertMessage({ ...message, body: messageBody(message, device.serial) }, { ...input.changes, lastWhenMs: input.whenMs });
   // Without an attached app that has a callback URL when the module was locked, there is nothing to
   // queue (attaching one waits on that lock: app_modules' foreign key to the module row).
   if (module.callbacks) await store.enqueueDeliveries({ id, module_serial: module.serial });

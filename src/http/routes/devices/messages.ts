@@ -4,7 +4,7 @@ import type { Server } from '../../server-types.js';
 import { optionalInteger, optionalString } from '../../params.js';
 import type { Input } from '../../params.js';
 import { MessageSchema } from '../../presenters/messages.js';
-import { messagesJson } from '../../../wire/message.js';
+import { storedPageJson } from '../../../wire/message.js';
 import { DeviceKey, responses } from '../../schemas.js';
 
 const selector = {
@@ -15,7 +15,7 @@ const amount = Type.Optional(Type.String({ description: 'how many messages, 1 to
 const bound = (what: string) =>
   Type.Optional(Type.String({ description: `${what} (exclusive); epoch ms, or s when below 10^11` }));
 
-/** Sent as text already serialized (see `messagesJson`); the response schema documents it. */
+/** Sent as text already serialized (see `storedPageJson`); the response schema documents it. */
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 const HistoryQuery = Type.Object({ amount, until: bound('only messages received before this'), ...selector });
@@ -38,8 +38,8 @@ export async function messageRoutes(app: Server, context: Context, recentsAliase
     },
     handler: async (request, reply) => {
       const query = request.query as Input;
-      const rows = await context.devices.messages(request.deviceScope, target(query), { amount: query.amount, until: query.until });
-      return reply.type(JSON_TYPE).send(messagesJson(rows));
+      const page = await context.devices.messages(request.deviceScope, target(query), { amount: query.amount, until: query.until });
+      return reply.type(JSON_TYPE).send(storedPageJson(page));
     },
   });
 
@@ -53,8 +53,8 @@ export async function messageRoutes(app: Server, context: Context, recentsAliase
     },
     handler: async (request, reply) => {
       const query = request.query as Input;
-      const rows = await context.devices.messages(request.deviceScope, target(query), { amount: query.amount, after: query.after });
-      return reply.type(JSON_TYPE).send(messagesJson(rows));
+      const page = await context.devices.messages(request.deviceScope, target(query), { amount: query.amount, after: query.after });
+      return reply.type(JSON_TYPE).send(storedPageJson(page));
     },
   });
 }
