@@ -95,14 +95,21 @@ export class ExportService {
   async rawForDevice(scope: DeviceScope, selector: DeviceSelector, query: ExportQuery, format: ExportFormat): Promise<ExportFile> {
     const range = exportRange(query);
     await this.services.devices.select(scope, selector);
-    return this.rawFile(scope.module.serial, format, range);
+    return this.rawFile(`${scope.module.serial}-raw`, [scope.module.serial], format, range);
   }
 
   /** The raw uplinks of a module the account owns. */
   async rawForModule(accountId: number, sn: string, query: ExportQuery, format: ExportFormat): Promise<ExportFile> {
     const range = exportRange(query);
     const { module } = await this.services.modules.owned(accountId, sn);
-    return this.rawFile(module.serial, format, range);
+    return this.rawFile(`${module.serial}-raw`, [module.serial], format, range);
+  }
+
+  /** The raw uplinks of every module attached to an app of the account, one after the other in serial order. */
+  async rawForApp(accountId: number, appId: number, query: ExportQuery, format: ExportFormat): Promise<ExportFile> {
+    const range = exportRange(query);
+    const modules = await this.services.apps.modulesOf(accountId, appId);
+    return this.rawFile(`app-${appId}-raw`, modules.map((m) => m.serial).sort(), format, range);
   }
 
   /** The raw uplinks of any module of the catalog, for the operator's CLI. */
@@ -110,14 +117,14 @@ export class ExportService {
     const range = exportRange(query);
     const module = await this.services.moduleBySerial(normalizeSerial(sn));
     if (!module) throw notFound(`module ${normalizeSerial(sn)} is not in the catalog`);
-    return this.rawFile(module.serial, format, range);
+    return this.rawFile(`${module.serial}-raw`, [module.serial], format, range);
   }
 
   private file(name: string, format: ExportFormat, request: Parameters<typeof exportMessages>[1]): ExportFile {
     return { filename: `${name}.${format}`, contentType: CONTENT_TYPES[format], chunks: exportMessages(this.repository, request) };
   }
 
-  private rawFile(serial: string, format: ExportFormat, range: { from: number; to: number }): ExportFile {
-    return { filename: `${serial}-raw.${format}`, contentType: CONTENT_TYPES[format], chunks: exportRawMessages(this.repository, { moduleSerial: serial, ...range, format }) };
+  private rawFile(name: string, moduleSerials: string[], format: ExportFormat, range: { from: number; to: number }): ExportFile {
+    return { filename: `${name}.${format}`, contentType: CONTENT_TYPES[format], chunks: exportRawMessages(this.repository, { moduleSerials, ...range, format }) };
   }
 }

@@ -5,9 +5,9 @@ import type { ExportFormat } from './message-export.js';
 /** One row per uplink; every station that heard it in the last column, `station:rssi:snr` joined by `;`. */
 export const RAW_CSV_HEADER = ['time', 'serial', 'seq', 'data', 'stations (station:rssi dBm:snr dB;…)'];
 
-/** What to export: one module's uplinks whose network time is in [from, to) (epoch ms), in a format. */
+/** What to export: modules' uplinks (one module after the other) whose network time is in [from, to) (epoch ms), in a format. */
 export interface RawExportRequest {
-  moduleSerial: string;
+  moduleSerials: string[];
   from: number;
   to: number;
   format: ExportFormat;
@@ -31,7 +31,7 @@ function ndjsonLine(serial: string, row: RawExportRow): string {
 }
 
 /**
- * A module's raw uplinks with their station reports as text chunks, a keyset page at a time, read
+ * Modules' raw uplinks with their station reports as text chunks, a keyset page at a time, read
  * only as the consumer pulls: memory holds one page whatever the range. The range is on the
  * network's time, which counts whole seconds: a bound inside a second takes the next whole one.
  */
@@ -40,12 +40,14 @@ export async function* exportRawMessages(repository: ExportRepository, request: 
   const line = request.format === 'csv' ? csvLine : ndjsonLine;
   const fromS = Math.ceil(request.from / 1000);
   const toS = Math.ceil(request.to / 1000);
-  let after: { timeS: number; id: number } | undefined;
-  for (;;) {
-    const rows = await repository.rawMessages({ moduleSerial: request.moduleSerial, fromS, toS, after, limit: EXPORT_PAGE });
-    if (rows.length > 0) yield rows.map((row) => line(request.moduleSerial, row)).join('');
-    if (rows.length < EXPORT_PAGE) break;
-    const last = rows[rows.length - 1]!;
-    after = { timeS: Number(last.time_s), id: Number(last.id) };
+  for (const moduleSerial of request.moduleSerials) {
+    let after: { timeS: number; id: number } | undefined;
+    for (;;) {
+      const rows = await repository.rawMessages({ moduleSerial, fromS, toS, after, limit: EXPORT_PAGE });
+      if (rows.length > 0) yield rows.map((row) => line(moduleSerial, row)).join('');
+      if (rows.length < EXPORT_PAGE) break;
+      const last = rows[rows.length - 1]!;
+      after = { timeS: Number(last.time_s), id: Number(last.id) };
+    }
   }
 }

@@ -107,4 +107,30 @@ describe.each(dialects)('raw export: uplinks with their station reports as CSV a
     const viaDevice = await app.server.inject({ method: 'GET', url: '/iot/devices/msgs/sfx/export.csv?sn=beef', headers: { authorization: auth } });
     expect(viaDevice.body).toBe(response.body);
   });
+
+  it("exports every module of an app, module by module in serial order; another's app is a 404, a reversed range a 400", async () => {
+    const account = (await app.context.repositories.accounts.byEmail('dev@example.com'))!;
+    const appId = (await app.context.apps.save(account.id, { name: 'raw export' })).id;
+    await app.context.apps.attach(account.id, appId, ['C0FE', 'BEEF']);
+    const response = await developer(`/iot/developers/apps/${appId}/raw.csv`);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(response.headers['content-disposition']).toBe(`attachment; filename="app-${appId}-raw.csv"`);
+    const rows = lines(response.body);
+    expect(rows[0]).toBe(HEADER);
+    expect(rows.slice(1).map((row) => row.split(',')[1])).toEqual([...Array<string>(BIG).fill('BEEF'), 'C0FE', 'C0FE', 'C0FE', 'C0FE']);
+    const module = lines((await developer('/iot/developers/modules/C0FE/raw.csv')).body).slice(1);
+    expect(rows.slice(1 + BIG)).toEqual(module);
+    const ranged = await developer(`/iot/developers/apps/${appId}/raw.ndjson?from=2026-11-01T08:01:00Z&to=2026-11-01T08:02:00Z`);
+    expect(ranged.headers['content-disposition']).toBe(`attachment; filename="app-${appId}-raw.ndjson"`);
+    // BEEF sends seven uplinks a network second: 420 in that minute, then C0FE's one.
+    const objects = ranged.body.trimEnd().split('\n').map((line) => JSON.parse(line) as { serial: string; seq: number });
+    expect(objects.map((o) => `${o.serial}:${o.seq}`)).toEqual([...Array.from({ length: 420 }, (_, k) => `BEEF:${420 + k}`), 'C0FE:1']);
+    const reversed = await developer(`/iot/developers/apps/${appId}/raw.csv?from=2026-11-02&to=2026-11-01`);
+    expect(reversed.statusCode).toBe(400);
+    expect(reversed.json().message).toMatch(/must not be after to/);
+    const stranger = await createDeveloper(app, 'raw-stranger@example.com');
+    expect((await developer(`/iot/developers/apps/${appId}/raw.csv`, stranger.auth)).statusCode).toBe(404);
+    expect((await developer('/iot/developers/apps/999999/raw.csv')).statusCode).toBe(404);
+  });
 });

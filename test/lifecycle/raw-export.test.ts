@@ -23,7 +23,7 @@ function fakeRepository(total: number, startS: number) {
 describe('exportRawMessages: keyset pages, read as consumed', () => {
   it('reads a page only when the consumer asks for more: a reader that stops early stops the reads', async () => {
     const { repository, pages } = fakeRepository(EXPORT_PAGE * 50, 1_800_000_000);
-    const chunks = exportRawMessages(repository, { moduleSerial: 'C0FE', from: 0, to: Number.MAX_SAFE_INTEGER, format: 'csv' });
+    const chunks = exportRawMessages(repository, { moduleSerials: ['C0FE'], from: 0, to: Number.MAX_SAFE_INTEGER, format: 'csv' });
     expect((await chunks.next()).value).toMatch(/^time,serial,seq,data,stations/);
     expect(pages).toHaveLength(0);
     const first = (await chunks.next()).value as string;
@@ -38,7 +38,7 @@ describe('exportRawMessages: keyset pages, read as consumed', () => {
   it('takes the range in ms onto network seconds: from included, to excluded, a bound inside a second rounding up', async () => {
     const { repository, pages } = fakeRepository(10, 1_800_000_000);
     let text = '';
-    for await (const chunk of exportRawMessages(repository, { moduleSerial: 'C0FE', from: 1_800_000_002_000, to: 1_800_000_005_500, format: 'ndjson' })) text += chunk;
+    for await (const chunk of exportRawMessages(repository, { moduleSerials: ['C0FE'], from: 1_800_000_002_000, to: 1_800_000_005_500, format: 'ndjson' })) text += chunk;
     expect(pages[0]).toMatchObject({ fromS: 1_800_000_002, toS: 1_800_000_006 });
     expect(text.trimEnd().split('\n').map((line) => (JSON.parse(line) as { seq: number }).seq)).toEqual([2, 3, 4, 5]);
   });

@@ -8,7 +8,7 @@ const ModulePath = Type.Object({ sn: Type.String({ description: 'module serial' 
 const AppPath = Type.Object({ idApp: RowId() });
 const ExportQuery = Type.Object(ExportQuerySchema);
 
-/** Downloads of decoded messages (one module the account owns, with its children, or an app's modules) and of a module's raw uplinks. */
+/** Downloads of decoded messages (one module the account owns, with its children, or an app's modules) and of raw uplinks (a module's or an app's modules'). */
 export async function exportRoutes(app: Server, context: Context): Promise<void> {
   for (const format of EXPORT_FORMATS) {
     const produces = [format === 'csv' ? 'text/csv' : 'application/x-ndjson'];
@@ -50,6 +50,19 @@ export async function exportRoutes(app: Server, context: Context): Promise<void>
       },
       handler: async (request, reply) =>
         sendExport(reply, await context.exports.forApp(request.account.id, request.params.idApp, request.query, format)),
+    });
+    app.get(`/apps/:idApp/raw.${format}`, {
+      schema: {
+        tags: ['developer'],
+        summary: `The raw uplinks with their station reports of every module attached to an app, module by module, as ${format.toUpperCase()}, streamed`,
+        security: Basic,
+        params: AppPath,
+        querystring: ExportQuery,
+        produces,
+        response: responses(RawExportBody(format), 400, 401, 404),
+      },
+      handler: async (request, reply) =>
+        sendExport(reply, await context.exports.rawForApp(request.account.id, request.params.idApp, request.query, format)),
     });
   }
 }
