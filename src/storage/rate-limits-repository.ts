@@ -31,6 +31,31 @@ export class RateLimitsRepository {
     return { count: Number(row.count), ttlMs: Number(row.reset_at) - now };
   }
 
+  /**
+   * Several keys' hits in one statement, `count` hits each (keys unique): what a process counted
+   * locally since it last told the database. Rows are written in key order, so two processes
+   * adding up the same keys lock them in one order and never deadlock. Each key's total in its
+   * current window comes back.
+   */
+  async hitMany(hits: readonly { key: string; count: number; windowMs: number }[], now = Date.now()): Promise<Map<string, WindowCount>> {
+    const totals = new Map<string, WindowCount>();
+    if (hits.length === 0) return totals;
+    const sorted = [...hits].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const rows = await this.db
+      .insertInto('rate_limits')
+      .values(sorted.map((hit) => ({ key: hit.key, count: hit.count, reset_at: now + hit.windowMs })))
+      .onConflict((conflict) =>
+        conflict.column('key').doUpdateSet({
+          count: sql<number>`CASE WHEN rate_limits.reset_at <= ${now} THEN excluded.count ELSE rate_limits.count + excluded.count END`,
+          reset_at: sql<number>`CASE WHEN rate_limits.reset_at <= ${now} THEN excluded.reset_at ELSE rate_limits.reset_at END`,
+        }),
+      )
+      .returning(['key', 'count', 'reset_at'])
+      .execute();
+    for (const row of rows) totals.set(row.key, { count: Number(row.count), ttlMs: Number(row.reset_at) - now });
+    return totals;
+  }
+
   async read(key: string, now = Date.now()): Promise<WindowCount> {
     const row = await this.db.selectFrom('rate_limits').select(['count', 'reset_at']).where('key', '=', key).where('reset_at', '>', now).executeTakeFirst();
     return row ? { count: Number(row.count), ttlMs: Number(row.reset_at) - now } : { count: 0, ttlMs: 0 };

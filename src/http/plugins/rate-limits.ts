@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from
 import type { Context } from '../../context.js';
 import type { AttemptGuard } from '../../domain/attempt-guard.js';
 import { tooManyRequests } from '../../domain/errors.js';
-import { databaseRateLimitStore } from './rate-limit-store.js';
+import { BATCHED, databaseRateLimitStore } from './rate-limit-store.js';
+import { QuotaCounts } from './quota-counts.js';
 
 /** What a password or key check names: the account (email) or the module serial; the address is the request's. */
 export interface AttemptSubject {
@@ -30,15 +31,18 @@ type Keyed = FastifyRequest & { [ATTEMPT_KEY]?: string };
  * - failed authentications per account, per module serial and per client address, in a fixed
  *   window (so a blocked client waits at most the window, and a stranger's guesses cannot block an
  *   account forever): `request.attemptGuard(...)`, asked before any password is hashed;
- * - request quotas per credential on developer and device routes: `requestQuota(...)` hooks.
+ * - request quotas per credential on developer and device routes: `requestQuota(...)` hooks; in
+ *   the database they are added up a few times a second instead of written per request (`QuotaCounts`).
  */
 export async function rateLimits(app: FastifyInstance, context: Context): Promise<void> {
   const { limits } = context.config;
-  const shared = context.redis
-    ? { redis: context.redis, nameSpace: 'snsr:rate:' }
-    : context.storage.capabilities.dialect === 'postgres'
-      ? { store: databaseRateLimitStore(context.rateLimits) }
-      : { cache: 100_000 };
+  let shared: { redis: NonNullable<Context['redis']>; nameSpace: string } | { store: ReturnType<typeof databaseRateLimitStore> } | { cache: number } = { cache: 100_000 };
+  if (context.redis) shared = { redis: context.redis, nameSpace: 'snsr:rate:' };
+  else if (context.storage.capabilities.dialect === 'postgres') {
+    const quotas = new QuotaCounts(context.rateLimits, (error) => context.log.warn({ err: error }, 'adding up request quotas in the database failed'));
+    app.addHook('onClose', () => quotas.close());
+    shared = { store: databaseRateLimitStore(context.rateLimits, quotas) };
+  }
   await app.register(rateLimit, {
     global: false,
     ...shared,
@@ -85,5 +89,6 @@ export async function rateLimits(app: FastifyInstance, context: Context): Promis
 /** Per-minute request quota of a credential on the routes of a scope; runs after their authentication. */
 export function requestQuota(app: FastifyInstance, perMinute: number, key: (request: FastifyRequest) => string): preHandlerAsyncHookHandler | undefined {
   if (perMinute === 0) return undefined;
-  return app.rateLimit({ max: perMinute, timeWindow: 60_000, keyGenerator: (request) => `quota:${key(request)}` }) as preHandlerAsyncHookHandler;
+  // Counted in batches where the database keeps the counts (BATCHED): a quota is checked on every request.
+  return app.rateLimit({ max: perMinute, timeWindow: 60_000, keyGenerator: (request) => `quota:${key(request)}`, ...BATCHED }) as preHandlerAsyncHookHandler;
 }
