@@ -57,6 +57,13 @@ describe('the README', { timeout: 180_000 }, () => {
     expect(links.filter((target) => !existsSync(join(process.cwd(), target)))).toEqual([]);
   });
 
+  it('names only repository files and folders that exist (`src/…`, `docs/…`, `.env.example`; built `web/dist` aside)', () => {
+    const named = [...README.matchAll(/`((?:src|test|bench|docs|scripts|migrations|web|\.ci)\/[^`\s]*|\.env\.example)`/g)].map((match) => match[1]!);
+    const paths = named.filter((path) => !path.startsWith('web/dist'));
+    expect(paths.length).toBeGreaterThan(10);
+    expect(paths.filter((path) => !existsSync(join(process.cwd(), path)))).toEqual([]);
+  });
+
   it('has walk-throughs marked runnable, and they run top to bottom on a fresh server', async () => {
     expect(runnable.length).toBeGreaterThanOrEqual(3);
     const script = PRELUDE + runnable.map((block, i) => `echo "--- runnable block ${i + 1}"\n${block.replaceAll('localhost:8080', `127.0.0.1:${port}`)}`).join('\n');
