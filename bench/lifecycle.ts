@@ -4,7 +4,8 @@
 // 1-second rounds while pruning against the same rounds just before, in the same run; on PostgreSQL
 // also a month dropped whole (its rows, the time it took, ingest p99 meanwhile). Old data is built
 // directly in SQL: BENCH_LIFECYCLE_ROWS messages and as many raw messages (each with a station
-// report) of one module, received three months ago.
+// report) of one module, received three months ago. Load shedding is off (as in the tests): on a busy
+// machine it would answer 503 to the export and to uplinks, which the figures would then leave out.
 import { cpus, loadavg } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
@@ -17,6 +18,7 @@ import { startRetentionPruner } from '../src/lifecycle/retention-pruner.js';
 import { timePartitions } from '../src/storage/postgres/partition-drops.js';
 import { createPartitionsAhead, monthStart } from '../src/storage/postgres/time-partitions.js';
 import { RetentionRepository } from '../src/storage/retention-repository.js';
+import { NO_SHEDDING } from '../test/helpers/cli.js';
 import { benchDatabase } from '../test/helpers/scratch-database.js';
 import { fmt, forkLoadGenerator, percentile } from './lib/closed-loop.js';
 import type { LoadResult } from './lib/closed-loop.js';
@@ -52,6 +54,7 @@ async function exportCsv(base: string, auth: string): Promise<{ rows: number; se
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
   const start = performance.now();
   const response = await fetch(`${base}/iot/developers/modules/BEEF/messages.csv`, { headers: { authorization: auth } });
+  if (response.status !== 200) throw new Error(`export answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
   let rows = -1; // the header line
   for await (const chunk of response.body!) for (const byte of chunk as Uint8Array) if (byte === 10) rows++;
   clearInterval(sampler);
@@ -72,7 +75,7 @@ const summarize = (rounds: LoadResult[]): Figures => {
 async function benchDialect(dialect: 'sqlite' | 'postgres', generator: ReturnType<typeof forkLoadGenerator>): Promise<void> {
   const target = await benchDatabase(dialect);
   if (!target) return;
-  const context = await createContext(loadConfig({ SNSR_DATABASE_URL: target.url, SNSR_SECRET: 'bench-secret', SNSR_NETWORK_TOKEN: 'bench-network', LOG_LEVEL: 'silent' }), { log: silent });
+  const context = await createContext(loadConfig({ SNSR_DATABASE_URL: target.url, SNSR_SECRET: 'bench-secret', SNSR_NETWORK_TOKEN: 'bench-network', LOG_LEVEL: 'silent', ...NO_SHEDDING }), { log: silent });
   const server = await buildServer(context);
   try {
     await context.catalog.import('SERIAL;KEY;PAC\nC0FE;1A2B3C4D;0123456789ABCDEF\nBEEF;0000BEEF;0123456789ABCDEF\n');
