@@ -94,7 +94,7 @@ describe.skipIf(!run)('every dashboard page at 390 × 844, and the webhook healt
   });
 
   it('the public pages fit before signing in', async () => {
-    for (const path of ['/signin', '/signup', '/forgot-password', '/reset-password?token=nope']) await fits(path);
+    for (const path of ['/signin', '/signup', '/forgot-password', '/reset-password?token=nope', '/activate/0b5e7a1c-2f44-4d6e-9a8b-3c1d2e4f5a6b']) await fits(path);
     await screenshot(page, 'phone-sign-in');
   });
 
@@ -152,6 +152,7 @@ describe.skipIf(!run)('every dashboard page at 390 × 844, and the webhook healt
       '/account': ['Regenerate token'],
       '/keys': ['Revoke grafana on the wall screen', 'Create key'],
       '/audit': [],
+      '/no-such-page': ['Go to the overview'],
     };
     const paths = [...new Set([...tabs, ...Object.keys(keyControls)])];
     for (const path of paths) await fits(path, keyControls[path] ?? []);
