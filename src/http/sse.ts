@@ -39,6 +39,12 @@ export interface StreamOptions {
   scope: StreamScope;
   resumeFrom: Cursor | undefined;
   heartbeatMs: number;
+  /**
+   * Asked at each heartbeat when the stream's credential can end while it is open (a dashboard
+   * session: signed out, idle, password changed): false ends the stream, and the client's
+   * reconnection then meets the 401 its other requests get.
+   */
+  stillAuthorized?: () => Promise<boolean>;
   onOpen(): void;
   onClose(): void;
 }
@@ -86,7 +92,20 @@ export async function serveStream(request: FastifyRequest, reply: FastifyReply, 
     if (res.writableLength > MAX_BUFFERED_BYTES) res.destroy();
   };
   const remove = hub.add({ scope, send: (event) => (replaying ? held.push(event) : write(event)) });
-  const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), options.heartbeatMs);
+  let checking = false;
+  const stillAuthorized = options.stillAuthorized;
+  const recheck = () => {
+    if (!stillAuthorized || checking) return;
+    checking = true;
+    stillAuthorized()
+      .then((authorized) => authorized || res.end())
+      .catch((error: unknown) => request.log.warn({ err: error }, 'live stream could not check its session; checking again at the next heartbeat'))
+      .finally(() => (checking = false));
+  };
+  const heartbeat = setInterval(() => {
+    res.write(': heartbeat\n\n');
+    recheck();
+  }, options.heartbeatMs);
   const close = () => {
     if (closed) return;
     closed = true;

@@ -14,6 +14,8 @@ export interface SseClient {
   comments: string[];
   /** Resolves once `count` events (optionally of one type) have arrived. */
   waitFor(count: number, type?: string, timeoutMs?: number): Promise<SseEvent[]>;
+  /** Resolves when the server ends the stream (or close() aborts it). */
+  ended: Promise<void>;
   close(): void;
 }
 
@@ -24,7 +26,10 @@ export async function openSse(url: string, headers: Record<string, string> = {})
   const events: SseEvent[] = [];
   const comments: string[] = [];
   const waiters = new Set<() => void>();
+  let finish = () => {};
+  const ended = new Promise<void>((resolve) => (finish = resolve));
   const client: SseClient = {
+    ended,
     status: response.status,
     headers: response.headers,
     events,
@@ -48,7 +53,10 @@ export async function openSse(url: string, headers: Record<string, string> = {})
     },
     close: () => abort.abort(),
   };
-  if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) return client;
+  if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    finish();
+    return client;
+  }
   void (async () => {
     const decoder = new TextDecoder();
     let buffer = '';
@@ -77,6 +85,7 @@ export async function openSse(url: string, headers: Record<string, string> = {})
     } catch {
       // aborted by close()
     }
+    finish();
   })();
   return client;
 }

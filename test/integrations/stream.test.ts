@@ -7,6 +7,7 @@ import { frames } from '../helpers/uplinks.js';
 import { openSse } from '../helpers/sse-client.js';
 import type { SseClient } from '../helpers/sse-client.js';
 import { startSnsr } from '../helpers/cli.js';
+import { sameOrigin, signIn } from '../helpers/session.js';
 
 const T0 = 1_714_567_890;
 
@@ -101,6 +102,26 @@ describe.each(dialects)('GET /iot/developers/stream (%s)', (dialect) => {
     await send('C0FE', frames.batteryOk(5));
     const messages = await resumed.waitFor(2, 'message');
     expect(messages.map((e) => JSON.parse(e.data).message.payload)).toEqual([frames.tempOk(4), frames.batteryOk(5)]);
+  });
+
+  it("serves the dashboard's session from its own origin only, and ends when the session ends", async () => {
+    const cookie = await signIn(app, alice.email);
+    const own = { cookie, origin: base, 'sec-fetch-site': 'same-origin' };
+    expect((await open('', { cookie, origin: 'http://elsewhere.test', 'sec-fetch-site': 'cross-site' })).status).toBe(401);
+    const session = await open('?serial=C0FE', own);
+    const basic = await open('?serial=C0FE');
+    expect(session.status).toBe(200);
+    await app.context.streams.hub.ready();
+    await send('C0FE', frames.tempHigh(9));
+    await session.waitFor(1, 'message');
+    const out = await app.server.inject({ method: 'DELETE', url: '/iot/developers/session.json', headers: sameOrigin(cookie) });
+    expect(out.statusCode).toBeLessThan(300);
+    // At the next heartbeat (1 s here) the session's stream ends; a Basic one goes on.
+    await session.ended;
+    await send('C0FE', frames.tempOk(10));
+    expect((await basic.waitFor(2, 'message')).map((e) => JSON.parse(e.data).message.payload)).toEqual([frames.tempHigh(9), frames.tempOk(10)]);
+    expect(session.events.filter((e) => e.event === 'message')).toHaveLength(1);
+    expect((await open('', own)).status).toBe(401);
   });
 
   it.runIf(dialect === 'postgres')('delivers an uplink ingested by another process within a second', async () => {

@@ -2,13 +2,17 @@ import { useState } from 'preact/hooks';
 import { api } from '../api/api';
 import type { Delivery, DeliveryStatus } from '../api/types';
 import { formatRelative, formatTime, plural } from '../format';
-import { errorText, useAction, useInterval, useLoad } from '../hooks';
+import { errorText, useAction, useLoad } from '../hooks';
+import { useLiveRefresh } from '../live-hooks';
 import { DeliveryBadge } from './badge';
 import { Labelled } from './field';
+import { LiveIndicator } from './live-indicator';
 import { Notice } from './notice';
 import { Section } from './page';
 
 const PAGE = 20;
+/** The polling period while the live stream is offline. */
+export const DELIVERIES_MS = 5000;
 
 function lastResult(delivery: Delivery): string {
   // last_error already names the status ("HTTP 500") when the target answered.
@@ -23,8 +27,8 @@ function timing(delivery: Delivery): string {
 }
 
 /**
- * The callback deliveries of an app, newest first, refreshed every 5 s. A failed delivery (every
- * attempt used) can be sent again with Retry.
+ * The callback deliveries of an app, newest first, refreshed as outcomes arrive on the live stream
+ * (every 5 s while it is offline). A failed delivery (every attempt used) can be sent again with Retry.
  */
 export function DeliveryLog({ appId, hasCallback, revision, onRetried }: { appId: number; hasCallback: boolean; revision: number; onRetried: () => void }) {
   const [status, setStatus] = useState<DeliveryStatus | ''>('');
@@ -37,15 +41,17 @@ export function DeliveryLog({ appId, hasCallback, revision, onRetried }: { appId
   }, [appId, status, revision]);
   const items = log.data ?? [];
 
-  // Refresh what is shown (all loaded pages at once) without resetting the reader's paging.
-  useInterval(async () => {
+  // Refresh what is shown (all loaded pages at once) without resetting the reader's paging: after
+  // delivery outcomes on the app's live stream, or every 5 s while the stream is offline.
+  const refresh = async () => {
     try {
       const fresh = await api.deliveries(appId, { limit: Math.min(200, Math.max(PAGE, items.length)), ...(status && { status }) });
       log.set(fresh);
     } catch {
-      // the next tick tries again; errors of explicit actions are shown
+      // the next event or tick tries again; errors of explicit actions are shown
     }
-  }, 5000);
+  };
+  const live = useLiveRefresh({ app: appId }, () => void refresh(), { types: ['delivery'], fallbackMs: DELIVERIES_MS, wait: 300, maxWait: 2000 });
 
   const older = useAction(async () => {
     const last = items.at(-1);
@@ -87,6 +93,7 @@ export function DeliveryLog({ appId, hasCallback, revision, onRetried }: { appId
       id="app-deliveries"
       actions={
         <>
+          <LiveIndicator status={live} fallbackMs={DELIVERIES_MS} />
           <Labelled label="Show">
             {(id) => (
               <select id={id} value={status} onChange={(event) => setStatus(event.currentTarget.value as DeliveryStatus | '')}>

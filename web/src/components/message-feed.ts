@@ -2,12 +2,15 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api/api';
 import type { Message } from '../api/types';
 import { errorText, useInterval } from '../hooks';
+import { useLiveEvents } from '../live-hooks';
+import type { LiveStatus } from '../live-hooks';
 
 export const PAGE = 25;
-const LIVE_MS = 5000;
+/** The polling period while the live stream is offline. */
+export const LIVE_MS = 5000;
 /**
  * `when` is the network's time of the uplink, in whole seconds, and callbacks can arrive late or
- * several in the same second: polling strictly after the newest shown would miss those. Each poll
+ * several in the same second: reading strictly after the newest shown would miss those. Each read
  * looks a minute back and drops what is already shown.
  */
 const OVERLAP_MS = 60_000;
@@ -27,17 +30,20 @@ export interface MessageFeed {
   more: boolean;
   next: () => void;
   previous: () => void;
-  /** How many arrived in the last poll, for the screen-reader announcement. */
+  /** How many arrived last, for the screen-reader announcement. */
   arrived: number;
+  /** The live stream's state while the newest page is live; undefined otherwise. */
+  status: LiveStatus | undefined;
 }
 
 /**
  * A module's messages, newest first, a page at a time: Next reads history.json?until=<oldest when
  * shown> (exclusive, and `when` is strictly increasing per module, so nothing repeats or is
- * skipped), Previous goes back to the page before. On the newest page new messages are polled every
- * 5 s (recents.json?after=<newest when>, with an overlap) and added at the top.
+ * skipped), Previous goes back to the page before. On the newest page new messages arrive over the
+ * live stream and are added at the top; after a gap in the stream, and every 5 s while it is
+ * offline, recents.json?after=<newest when> (with an overlap) fills in what was missed.
  */
-export function useMessageFeed(serial: string, deviceId: string | undefined, live: boolean, onNew: (messages: Message[]) => void): MessageFeed {
+export function useMessageFeed(serial: string, device: { id: string; serial: string } | undefined, live: boolean, onNew: (messages: Message[]) => void): MessageFeed {
   const [messages, setMessages] = useState<Message[]>([]);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
   const [loading, setLoading] = useState(true);
@@ -47,57 +53,76 @@ export function useMessageFeed(serial: string, deviceId: string | undefined, liv
   const latest = useRef(messages);
   latest.current = messages;
   const polling = useRef(false);
+  // Messages the stream sent while the page was being read: added once it is shown.
+  const early = useRef<Message[] | undefined>([]);
   // The `until` of each page shown so far: undefined for the newest.
   const [cursors, setCursors] = useState<(number | undefined)[]>([undefined]);
   const until = cursors.at(-1);
+  const deviceId = device?.id;
   useEffect(() => setCursors([undefined]), [serial, deviceId]);
+
+  /** Adds what is new and belongs on this page, each message once, in time order. */
+  const add = (incoming: Message[]) => {
+    const known = new Set(latest.current.map(messageKey));
+    // What is older than the page's oldest belongs to the next page, not on top of this one.
+    const oldest = latest.current.at(-1)?.when;
+    const added = incoming.filter((m) => !known.has(messageKey(m)) && (oldest === undefined || m.when > oldest) && (!device || m.device === device.serial));
+    if (added.length === 0) return;
+    // A late message goes where its time puts it; sort is stable, so equal times keep their order.
+    latest.current = [...added, ...latest.current].sort((a, b) => b.when - a.when);
+    setArrived(added.length);
+    setMessages(latest.current);
+    setFresh((current) => new Set([...current, ...added.map(messageKey)]));
+    setError(undefined);
+    onNew(added);
+  };
 
   useEffect(() => {
     let cancelled = false;
     setLoading(true);
     setMessages([]);
     setFresh(new Set());
+    early.current = [];
     api
       .history(serial, { amount: PAGE, ...(until !== undefined && { until }), ...(deviceId && { id: deviceId }) })
       .then((page) => {
         if (cancelled) return;
+        latest.current = page;
         setMessages(page);
         setMore(page.length === PAGE);
         setError(undefined);
+        const waiting = early.current ?? [];
+        early.current = undefined;
+        if (until === undefined) add(waiting);
       })
       .catch((caught: unknown) => !cancelled && setError(errorText(caught)))
       .finally(() => !cancelled && setLoading(false));
     return () => void (cancelled = true);
   }, [serial, deviceId, until]);
 
-  useInterval(
-    async () => {
-      if (polling.current || loading) return;
-      polling.current = true;
-      try {
-        const newest = latest.current[0]?.when;
-        const after = newest === undefined ? undefined : newest - OVERLAP_MS;
-        const answer = await api.recents(serial, { amount: 100, ...(after !== undefined && { after }), ...(deviceId && { id: deviceId }) });
-        const known = new Set(latest.current.map(messageKey));
-        // What is older than the page's oldest belongs to the next page, not on top of this one.
-        const oldest = latest.current.at(-1)?.when;
-        const added = answer.filter((m) => !known.has(messageKey(m)) && (oldest === undefined || m.when > oldest));
-        setArrived(added.length);
-        if (added.length === 0) return;
-        // A late message goes where its time puts it; sort is stable, so equal times keep their order.
-        setMessages((current) => [...added, ...current].sort((a, b) => b.when - a.when));
-        setFresh((current) => new Set([...current, ...added.map(messageKey)]));
-        setError(undefined);
-        onNew(added);
-      } catch (caught) {
-        setError(`Live updates paused: ${errorText(caught)}`);
-      } finally {
-        polling.current = false;
-      }
-    },
-    LIVE_MS,
-    live && until === undefined,
-  );
+  const poll = async () => {
+    if (polling.current || early.current) return;
+    polling.current = true;
+    try {
+      const newest = latest.current[0]?.when;
+      const after = newest === undefined ? undefined : newest - OVERLAP_MS;
+      add(await api.recents(serial, { amount: 100, ...(after !== undefined && { after }), ...(deviceId && { id: deviceId }) }));
+    } catch (caught) {
+      setError(`Live updates paused: ${errorText(caught)}`);
+    } finally {
+      polling.current = false;
+    }
+  };
+
+  const onTop = live && until === undefined;
+  const status = useLiveEvents(onTop ? { serial } : null, (type, data) => {
+    if (type === 'resync') return void poll();
+    if (type !== 'message') return;
+    const { message } = data as { message: Message };
+    if (early.current) early.current.push(message);
+    else add([message]);
+  });
+  useInterval(() => void poll(), LIVE_MS, onTop && status === 'offline');
 
   const next = () => {
     const oldest = latest.current.at(-1)?.when;
@@ -105,5 +130,5 @@ export function useMessageFeed(serial: string, deviceId: string | undefined, liv
   };
   const previous = () => setCursors((current) => (current.length > 1 ? current.slice(0, -1) : current));
 
-  return { messages, fresh, loading, error, page: cursors.length, more, next, previous, arrived };
+  return { messages, fresh, loading, error, page: cursors.length, more, next, previous, arrived, status };
 }

@@ -1,7 +1,8 @@
 import type { Device, Message, Protocol } from '../api/types';
 import { plural } from '../format';
 import { Labelled } from './field';
-import { useMessageFeed } from './message-feed';
+import { LiveIndicator } from './live-indicator';
+import { LIVE_MS, useMessageFeed } from './message-feed';
 import { MessageTable } from './message-table';
 import { Notice } from './notice';
 import { Section } from './page';
@@ -20,7 +21,8 @@ interface Props {
 
 /** The module's messages, a page at a time (Previous / Next), new ones arriving live on the first page. */
 export function ModuleHistory({ serial, devices, protocol, deviceId, onDevice, live, onLive, onNew }: Props) {
-  const feed = useMessageFeed(serial, deviceId || undefined, live, onNew);
+  const device = deviceId ? devices.find((d) => d.id === deviceId) : undefined;
+  const feed = useMessageFeed(serial, device, live, onNew);
   const pager = (
     <nav class="pager" aria-label="Pages of messages">
       <span aria-live="polite">Page {feed.page}</span>
@@ -56,6 +58,7 @@ export function ModuleHistory({ serial, devices, protocol, deviceId, onDevice, l
             <input type="checkbox" role="switch" checked={live} onChange={(event) => onLive(event.currentTarget.checked)} />
             Live updates
           </label>
+          <LiveIndicator status={feed.status} fallbackMs={LIVE_MS} />
         </>
       }
     >
@@ -63,7 +66,7 @@ export function ModuleHistory({ serial, devices, protocol, deviceId, onDevice, l
         {feed.arrived > 0 ? `${plural(feed.arrived, 'new message')} received.` : ''}
       </p>
       <Notice error={feed.error} />
-      {live && feed.page === 1 && <p class="hint live-hint">New messages appear at the top as they arrive (checked every 5 seconds).</p>}
+      {live && feed.page === 1 && <p class="hint live-hint">New messages appear at the top as they arrive.</p>}
       {!feed.loading && feed.messages.length === 0 && <p class="empty">{feed.page === 1 ? 'No message yet. They appear here as soon as the module transmits.' : 'No older message.'}</p>}
       {feed.messages.length > 0 && <MessageTable messages={feed.messages} fresh={feed.fresh} protocol={protocol} showDevice={devices.length > 1 && !deviceId} />}
       {(feed.page > 1 || feed.more) && pager}

@@ -1,7 +1,8 @@
 import { api } from '../api/api';
 import type { TestCallback, WebhookHealth } from '../api/types';
 import { formatTime, plural } from '../format';
-import { useAction, useInterval, useLoad } from '../hooks';
+import { useAction, useLoad } from '../hooks';
+import { useLiveRefresh } from '../live-hooks';
 import { Notice } from './notice';
 import { Section } from './page';
 
@@ -22,12 +23,13 @@ function testText(result: TestCallback): string {
 }
 
 /**
- * How the app's callbacks went over the last day (refreshed every 10 s), a button that sends a
- * signed test message now, and one that queues every failed delivery again.
+ * How the app's callbacks went over the last day (read again after delivery outcomes on the live
+ * stream, every 10 s while it is offline), a button that sends a signed test message now, and one
+ * that queues every failed delivery again.
  */
 export function WebhookHealthSection({ appId, hasCallback, revision, onRetried }: { appId: number; hasCallback: boolean; revision: number; onRetried: () => void }) {
   const health = useLoad(() => api.webhookHealth(appId), [appId, revision]);
-  useInterval(() => void health.reload(), 10_000);
+  useLiveRefresh({ app: appId }, () => void health.reload(), { types: ['delivery'], fallbackMs: 10_000, wait: 1000, maxWait: 5000 });
   const test = useAction(async () => {
     retryAll.clear();
     const result = await api.sendTest(appId);

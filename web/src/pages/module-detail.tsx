@@ -13,6 +13,7 @@ import { Page, Section } from '../components/page';
 import { RetentionControl } from '../components/retention-control';
 import { SignalChart } from '../components/signal-chart';
 import { errorText, useLoad } from '../hooks';
+import { useDebouncedCall, useLiveEvents } from '../live-hooks';
 import { Link } from '../router';
 import { lostSpans, signalOf } from '../signal';
 
@@ -24,7 +25,9 @@ const CHART_WINDOW = 1000;
 /**
  * A module. The first screen holds its state now (last seen, battery, signal, open alerts) beside
  * the voltage and temperature chart; below, the paged message history, the signal chart, its
- * devices with their flags, names and tags, download and retention, and the device key.
+ * devices with their flags, names and tags, download and retention, and the device key. While
+ * Live updates is on, the module's live stream adds messages as they arrive and reads the state
+ * again after messages and alerts.
  */
 export function ModuleDetailPage({ serial }: { serial: string }) {
   const devices = useLoad(async () => {
@@ -60,11 +63,30 @@ export function ModuleDetailPage({ serial }: { serial: string }) {
   const signals = useMemo(() => (raws.data ?? []).map(signalOf), [raws.data]);
   const lost = useMemo(() => lostSpans(signals), [signals]);
 
+  // A burst of messages or alerts reads the state a few times, not once each.
+  const refreshState = useDebouncedCall(
+    () => {
+      void devices.reload();
+      void alerts.reload();
+      void raws.reload();
+    },
+    500,
+    3000,
+  );
+  const refreshAlerts = useDebouncedCall(
+    () => {
+      void devices.reload();
+      void alerts.reload();
+    },
+    500,
+    3000,
+  );
+  useLiveEvents(live && module ? { serial: module.serial } : null, (type) => {
+    if (type === 'alert' || type === 'resync') refreshAlerts();
+  });
   const onNew = (added: Message[]) => {
     setArrived((current) => [...current, ...added]);
-    void devices.reload();
-    void alerts.reload();
-    void raws.reload();
+    refreshState();
   };
   const reloadState = async () => {
     await Promise.all([devices.reload(), alerts.reload()]);

@@ -12,9 +12,16 @@ import { Pager } from '../components/pager';
 import { TagList } from '../components/tag-list';
 import { formatRelative, formatTime } from '../format';
 import { useAction, useLoad } from '../hooks';
+import { useLiveRefresh } from '../live-hooks';
+import type { LiveFilter } from '../live-hooks';
+import { LiveIndicator } from '../components/live-indicator';
 import { Link, navigate } from '../router';
 
 const PAGE = 50;
+/** The polling period while the live stream is offline. */
+const REFRESH_MS = 30_000;
+/** Every module of the account. */
+const ALL: LiveFilter = {};
 
 async function downloadPacs(): Promise<string> {
   const blob = await api.pacs();
@@ -61,6 +68,8 @@ export function ModulesPage({ query }: { query: URLSearchParams }) {
     () => api.moduleList({ q: current.q || undefined, state: current.state || undefined, sort: current.sort, limit: PAGE, offset }),
     [current.q, current.state, current.sort, offset],
   );
+  // Messages and alerts change last seen, alerts, battery and signal: the page shown is read again.
+  const live = useLiveRefresh(ALL, () => void list.reload(), { types: ['message', 'alert'], fallbackMs: REFRESH_MS, wait: 1000, maxWait: 10_000 });
   // One outcome at a time: each action clears the other's message.
   const exportPacs = useAction(async () => {
     unregister.clear();
@@ -87,9 +96,12 @@ export function ModulesPage({ query }: { query: URLSearchParams }) {
         title="Your modules"
         id="modules-list"
         actions={
-          <button type="button" class="button small" disabled={exportPacs.busy || !page?.total} onClick={() => void exportPacs.run()}>
-            Export PACs (CSV)
-          </button>
+          <>
+            <LiveIndicator status={live} fallbackMs={REFRESH_MS} />
+            <button type="button" class="button small" disabled={exportPacs.busy || !page?.total} onClick={() => void exportPacs.run()}>
+              Export PACs (CSV)
+            </button>
+          </>
         }
       >
         <ModuleFilters

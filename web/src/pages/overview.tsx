@@ -8,10 +8,16 @@ import { TimeChart } from '../components/time-chart';
 import type { ChartSeries } from '../components/time-chart';
 import { formatRelative, formatTime, isoTime, plural } from '../format';
 import { useInterval, useLoad } from '../hooks';
+import { useDebouncedCall, useLiveEvents } from '../live-hooks';
+import type { LiveFilter } from '../live-hooks';
+import { LiveIndicator } from '../components/live-indicator';
 import { Link } from '../router';
 
 const count = new Intl.NumberFormat();
+/** The polling period while the live stream is offline. */
 const REFRESH_MS = 30_000;
+/** Every module of the account. */
+const ALL: LiveFilter = {};
 
 /** One figure and where it leads. */
 function Tile({ label, value, href, tone, detail }: { label: string; value: number; href: string; tone?: 'bad' | 'warn'; detail?: string }) {
@@ -57,14 +63,24 @@ function AlertRow({ alert }: { alert: Alert }) {
   );
 }
 
-/** The landing page: the fleet at a glance, every figure a link to where it is. */
+/** The landing page: the fleet at a glance, every figure a link to where it is, kept current by the live stream. */
 export function OverviewPage() {
   const overview = useLoad(() => api.overview(), []);
-  useInterval(() => void overview.reload(), REFRESH_MS);
+  const reload = () => void overview.reload();
+  // Alerts and delivery outcomes move the counters at once; messages only the hourly chart and
+  // "seen in the last 24 h", read for them at most every 30 s.
+  const soon = useDebouncedCall(reload, 500, 3000);
+  const later = useDebouncedCall(reload, 2000, REFRESH_MS);
+  const live = useLiveEvents(ALL, (type) => (type === 'message' ? later() : soon()));
+  useInterval(reload, REFRESH_MS, live === 'offline');
   const data = overview.data;
   const problems = data ? data.alerts.lost_contact_latest.length + data.deliveries.apps.length : 0;
   return (
-    <Page title="Overview" lead={data ? `As of ${formatTime(data.generated)}; refreshed every 30 seconds.` : 'Your fleet at a glance.'}>
+    <Page
+      title="Overview"
+      lead={data ? `As of ${formatTime(data.generated)}.` : 'Your fleet at a glance.'}
+      actions={<LiveIndicator status={live} fallbackMs={REFRESH_MS} />}
+    >
       <Notice error={overview.error} />
       {data && (
         <>

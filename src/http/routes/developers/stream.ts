@@ -5,6 +5,7 @@ import { normalizeSerial } from '../../../domain/modules.js';
 import { notFound } from '../../../domain/errors.js';
 import type { Server } from '../../server-types.js';
 import { lastEventId, serveStream } from '../../sse.js';
+import { sessionOf } from '../../auth/developer-auth.js';
 import { Basic, responses, RowId } from '../../schemas.js';
 
 const StreamQuery = Type.Object({
@@ -17,7 +18,8 @@ export const STREAM_DESCRIPTION =
   'Server-Sent Events: `message` (a new message, as history returns it), `alert` (an alert raised, ended or acknowledged), ' +
   '`delivery` (developer streams: the outcome of each callback attempt, delivered, retrying or failed). ' +
   'Each event id is `<message id>-<alert id>-<delivery time>-<delivery id>`; reconnecting with `Last-Event-ID` replays up to 100 missed events of each type. ' +
-  'A comment line every SNSR_STREAM_HEARTBEAT_S seconds keeps the connection alive.';
+  'A comment line every SNSR_STREAM_HEARTBEAT_S seconds keeps the connection alive. ' +
+  "The dashboard's session cookie is accepted from its own origin (EventSource sends no headers); such a stream ends at the first heartbeat after the session ends.";
 
 /** The caller's live events: their modules only, narrowed to an app's and to one module or device. */
 export async function streamRoutes(app: Server, context: Context): Promise<void> {
@@ -46,7 +48,10 @@ export async function streamRoutes(app: Server, context: Context): Promise<void>
         if (!device || module?.accountId !== accountId) throw notFound(`device ${serial} not found`);
         scope.serial = serial;
       }
-      await serveStream(request, reply, { ...context.streams.options(), scope, resumeFrom });
+      // A dashboard session can end while its page listens: the stream ends with it.
+      const session = request.credential.kind === 'session' ? request.credential.sessionHash : undefined;
+      const stillAuthorized = session === undefined ? undefined : async () => (await sessionOf(context, request))?.session.idHash === session;
+      await serveStream(request, reply, { ...context.streams.options(), scope, resumeFrom, ...(stillAuthorized && { stillAuthorized }) });
     },
   });
 }
