@@ -37,7 +37,8 @@ export class ExportRepository {
 
   /**
    * Oldest first on the (module_serial|device_id, when_ms, id) index: each page is a range scan that
-   * starts where the last one stopped, its cost independent of how far into the range it is.
+   * starts where the last one stopped (its lower bound is the last row's time), its cost independent
+   * of how far into the range it is.
    */
   async messages(page: ExportPage): Promise<ExportRow[]> {
     let query = this.db
@@ -48,8 +49,10 @@ export class ExportRepository {
       page.deviceId !== undefined
         ? query.where('messages.device_id', '=', page.deviceId)
         : query.where('messages.module_serial', '=', page.moduleSerial);
-    query = query.where('messages.when_ms', '>=', page.from).where('messages.when_ms', '<', page.to);
+    // After a page, the index range starts at the last row's time (not at `from`): otherwise each
+    // page would step over every row before it again, and a long export would grow quadratically.
     const after = page.after;
+    query = query.where('messages.when_ms', '>=', after === undefined ? page.from : Math.max(page.from, after.when)).where('messages.when_ms', '<', page.to);
     if (after !== undefined) {
       query = query.where((eb) =>
         eb.or([eb('messages.when_ms', '>', after.when), eb.and([eb('messages.when_ms', '=', after.when), eb('messages.id', '>', after.id)])]),
@@ -59,15 +62,15 @@ export class ExportRepository {
   }
 
   /**
-   * Oldest first on the (module_serial, time_s, id) index of raw messages, a keyset page at a time,
-   * with each uplink's station reports read in one query per page.
+   * Oldest first on the (module_serial, time_s, id) index of raw messages, a keyset page at a time
+   * starting at the last row's time, with each uplink's station reports read in one query per page.
    */
   async rawMessages(page: RawExportPage): Promise<RawExportRow[]> {
     let query = this.db
       .selectFrom('raw_messages')
       .select(['id', 'time_s', 'seq_number', 'data'])
       .where('module_serial', '=', page.moduleSerial)
-      .where('time_s', '>=', page.fromS)
+      .where('time_s', '>=', page.after === undefined ? page.fromS : Math.max(page.fromS, page.after.timeS))
       .where('time_s', '<', page.toS);
     const after = page.after;
     if (after !== undefined) {
