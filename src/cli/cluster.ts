@@ -3,7 +3,6 @@ import type { Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { ConfigError, parseDatabaseUrl } from '../config.js';
 import type { Config } from '../config.js';
-import { openStorage } from '../storage/storage.js';
 
 /** A worker that dies sooner than this after its start is not restarted again at once. */
 const STEADY_MS = 10_000;
@@ -21,6 +20,7 @@ export async function runPrimary(config: Config, count: number, log: Logger): Pr
     throw new ConfigError('several processes need PostgreSQL (SNSR_DATABASE_URL=postgres://…): a SQLite file belongs to one process');
   }
   // One migration, before any process serves: N processes racing to migrate would wait on each other.
+  const { openStorage } = await import('../storage/storage.js');
   const storage = await openStorage(config.databaseUrl, { migrate: true });
   await storage.close();
 

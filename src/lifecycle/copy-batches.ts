@@ -7,6 +7,9 @@ import { rowEncoder } from './copy-column-codec.js';
 import type { Dialect, TableInfo } from './copy-table-order.js';
 import { onSide } from './copy-errors.js';
 
+/** Rows read and written per statement unless the operator chooses (`snsr copy-data --batch-size`). */
+export const DEFAULT_BATCH_SIZE = 1000;
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { parseDatabaseUrl } from '../config.js';
-import { clearTables, copyTable, makeMonths } from './copy-batches.js';
+import { clearTables, copyTable, DEFAULT_BATCH_SIZE, makeMonths } from './copy-batches.js';
 import { appliedMigrations, checkSchema, identity, knownMigrations, openDatabase, prepareTarget } from './copy-databases.js';
 import type { AnyDb, OpenDatabase } from './copy-databases.js';
 import { CopyError, onSide } from './copy-errors.js';
@@ -9,6 +9,7 @@ import { describeTables, foreignKeyOrder } from './copy-table-order.js';
 import type { TableInfo } from './copy-table-order.js';
 
 export { CopyError, DatabaseSideError } from './copy-errors.js';
+export { DEFAULT_BATCH_SIZE } from './copy-batches.js';
 
 export interface CopyOptions {
   /** The database to copy from (`SNSR_DATABASE_URL`'s forms). */
@@ -41,8 +42,6 @@ export interface CopyResult {
   /** The generated device-token secret was in the source's settings, and is now in the target's. */
   secretCopied: boolean;
 }
-
-export const DEFAULT_BATCH_SIZE = 1000;
 
 /**
  * Reads the source inside one transaction, so the copy is one consistent snapshot even while snsr

@@ -1,6 +1,5 @@
 import { Command } from 'commander';
 import type { WebhookHealth } from '../../domain/webhooks.js';
-import { presentWebhookHealth } from '../../http/presenters/webhooks.js';
 import { withContext } from '../run-with-context.js';
 import { positiveInteger } from './deliveries.js';
 
@@ -33,6 +32,7 @@ export function appsCommand(): Command {
     .action(async (id: number, options: { json?: boolean }) => {
       await withContext(async (context) => {
         const health = await context.webhooks.healthAny(id);
+        const { presentWebhookHealth } = await import('../../http/presenters/webhooks.js');
         console.log(options.json ? JSON.stringify(presentWebhookHealth(health), null, 2) : text(health));
       });
     });

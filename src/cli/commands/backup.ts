@@ -1,6 +1,5 @@
 import { Command } from 'commander';
 import { loadConfig, parseDatabaseUrl } from '../../config.js';
-import { BackupError, backupSqlite, postgresBackupAdvice, restoreInstructions } from '../../lifecycle/backup.js';
 
 export function backupCommand(): Command {
   return new Command('backup')
@@ -10,6 +9,8 @@ export function backupCommand(): Command {
     .addHelpText('after', '\nExample:\n  snsr backup ./backups/snsr-$(date +%F).sqlite')
     .action(async (file: string, options: { force?: boolean }) => {
       const target = parseDatabaseUrl(loadConfig().databaseUrl);
+      // better-sqlite3 is loaded when a backup is taken, not for every command's start.
+      const { BackupError, backupSqlite, postgresBackupAdvice, restoreInstructions } = await import('../../lifecycle/backup.js');
       if (target.dialect === 'postgres') throw new BackupError(postgresBackupAdvice(target, file));
       const result = await backupSqlite(target.path, file, { overwrite: options.force === true });
       const megabytes = (result.bytes / 1_048_576).toFixed(1);

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, parseDatabaseUrl } from '../../config.js';
-import { CopyError, DatabaseSideError, DEFAULT_BATCH_SIZE, copyData } from '../../lifecycle/copy-data.js';
+import { CopyError, DatabaseSideError } from '../../lifecycle/copy-errors.js';
+import { DEFAULT_BATCH_SIZE } from '../../lifecycle/copy-batches.js';
 import type { CopyProgress, CopyResult } from '../../lifecycle/copy-data.js';
 import { describeError } from '../describe-error.js';
 import { progressBar } from '../progress-bar.js';
@@ -89,6 +90,7 @@ export function copyDataCommand(): Command {
         throw error;
       }
       try {
+        const { copyData } = await import('../../lifecycle/copy-data.js');
         const result = await copyData({
           from: config.databaseUrl,
           to: options.to,

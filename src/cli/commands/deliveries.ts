@@ -1,7 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DELIVERY_STATUSES } from '../../domain/deliveries.js';
 import type { Delivery } from '../../domain/deliveries.js';
-import { presentDelivery } from '../../http/presenters/deliveries.js';
 import { withContext } from '../run-with-context.js';
 import { EXIT } from '../exit-code.js';
 
@@ -50,7 +49,10 @@ export function deliveriesCommand(): Command {
           ...(options.before !== undefined && { before: options.before }),
           ...(options.status !== undefined && { status: options.status }),
         });
-        if (options.json) console.log(JSON.stringify(list.map(presentDelivery), null, 2));
+        if (options.json) {
+          const { presentDelivery } = await import('../../http/presenters/deliveries.js');
+          console.log(JSON.stringify(list.map(presentDelivery), null, 2));
+        }
         else if (list.length === 0) console.log('no deliveries');
         else console.log(table(list));
       });

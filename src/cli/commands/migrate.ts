@@ -1,10 +1,9 @@
 import { Command } from 'commander';
 import { loadConfig } from '../../config.js';
-import { openStorage } from '../../storage/storage.js';
-import { migrateToLatest } from '../../storage/migrate.js';
 
 export function migrateCommand(): Command {
   return new Command('migrate').description('bring the database schema up to date, then exit').action(async () => {
+    const [{ openStorage }, { migrateToLatest }] = await Promise.all([import('../../storage/storage.js'), import('../../storage/migrate.js')]);
     const storage = await openStorage(loadConfig().databaseUrl);
     try {
       const result = await migrateToLatest(storage.db, storage.capabilities);

@@ -3,7 +3,6 @@ import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import { MODULE_SORTS, MODULE_STATES, parseModuleFilter, parseModuleListQuery } from '../../domain/module-list.js';
 import type { ModuleListRow } from '../../domain/module-list.js';
-import { presentLabels, presentModuleListPage } from '../../http/presenters/module-list.js';
 import { withContext } from '../run-with-context.js';
 import { progressBar } from '../progress-bar.js';
 
@@ -61,7 +60,10 @@ export function addModuleListCommands(modules: Command): Command {
       const query = parseModuleListQuery({ ...filterOf(options), sort: options.sort, order: options.order, limit: options.limit, offset: options.offset });
       await withContext(async (context) => {
         const page = await context.moduleList.page(await accountId(context, options.email), query);
-        if (options.json) return console.log(JSON.stringify(presentModuleListPage(page, query), null, 2));
+        if (options.json) {
+          const { presentModuleListPage } = await import('../../http/presenters/module-list.js');
+          return console.log(JSON.stringify(presentModuleListPage(page, query), null, 2));
+        }
         if (page.total === 0) return console.log('no module matches');
         console.log(table(page.modules));
         console.log(`${query.offset + 1}–${query.offset + page.modules.length} of ${page.total}`);
@@ -83,6 +85,7 @@ export function addModuleListCommands(modules: Command): Command {
           ...(options.tags !== undefined && { tags: options.tags }),
           ...(options.notes !== undefined && { notes: options.notes }),
         });
+        const { presentLabels } = await import('../../http/presenters/module-list.js');
         console.log(JSON.stringify(presentLabels(labels)));
       });
     });

@@ -1,11 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import { loadConfig } from '../../config.js';
-import { createContext } from '../../context.js';
-import { buildServer } from '../../http/server.js';
 import { printServeBanner } from '../serve-banner.js';
 import { isClusterWorker, runPrimary } from '../cluster.js';
-import { shutDownServer, stopOnSignals } from '../graceful-shutdown.js';
 
 const processCount = (value: string): number => {
   const n = Number(value);
@@ -25,6 +22,12 @@ export function serveCommand(): Command {
         const log = pino({ level: config.logLevel });
         return runPrimary(config, processes, log);
       }
+      // The server is loaded only when it is started, so that `snsr --help` answers at once.
+      const [{ createContext }, { buildServer }, { shutDownServer, stopOnSignals }] = await Promise.all([
+        import('../../context.js'),
+        import('../../http/server.js'),
+        import('../graceful-shutdown.js'),
+      ]);
       // A forked process: the primary migrated already.
       const context = await createContext(config, { migrate: !isClusterWorker() });
       const server = await buildServer(context);

@@ -1,7 +1,5 @@
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../config.js';
-import { createContext } from '../../context.js';
-import { shutDownServer, stopOnSignals } from '../graceful-shutdown.js';
 
 export function workerCommand(): Command {
   return new Command('worker')
@@ -9,6 +7,7 @@ export function workerCommand(): Command {
     .addHelpText('after', '\nRun `snsr serve --no-worker` beside it. SIGTERM or SIGINT stops claiming, lets sends in flight\nfinish (10 s at most), and queues the rest again.')
     .action(async () => {
       const config = loadConfig();
+      const [{ createContext }, { shutDownServer, stopOnSignals }] = await Promise.all([import('../../context.js'), import('../graceful-shutdown.js')]);
       const context = await createContext(config, { migrate: true });
       if (!context.storage.capabilities.skipLocked) {
         // A SQLite file belongs to one process: a second writer makes the server's transactions
