@@ -31,7 +31,9 @@ function bash(script: string, cwd: string, env: Record<string, string>): Promise
   });
 }
 
-describe('the README', { timeout: 180_000 }, () => {
+// The walk-throughs run a few dozen snsr commands in order: on a loaded 2-core machine that took
+// more than three minutes once, so the bound is generous (it only limits a hung command).
+describe('the README', { timeout: 420_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'snsr-readme-'));
   const env = { SNSR_DATABASE_URL: join(dir, 'data', 'snsr.sqlite'), SNSR_NETWORK_TOKEN: 'readme-network-token', SNSR_BIN: BIN, LOG_LEVEL: 'warn' };
   let stop: () => Promise<void> = async () => {};
