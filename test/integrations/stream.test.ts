@@ -117,7 +117,8 @@ describe.each(dialects)('GET /iot/developers/stream (%s)', (dialect) => {
     const out = await app.server.inject({ method: 'DELETE', url: '/iot/developers/session.json', headers: sameOrigin(cookie) });
     expect(out.statusCode).toBeLessThan(300);
     // At the next heartbeat (1 s here) the session's stream ends; a Basic one goes on.
-    await session.ended;
+    const late = new Promise((_, reject) => setTimeout(() => reject(new Error('the stream outlived its session by 15 s')), 15_000).unref());
+    await Promise.race([session.ended, late]);
     await send('C0FE', frames.tempOk(10));
     expect((await basic.waitFor(2, 'message')).map((e) => JSON.parse(e.data).message.payload)).toEqual([frames.tempHigh(9), frames.tempOk(10)]);
     expect(session.events.filter((e) => e.event === 'message')).toHaveLength(1);

@@ -108,13 +108,23 @@ describe.skipIf(!run)('the dashboard live over the event stream, in Chromium', {
 
   it('reads the module state a few times for a burst of 100 uplinks, and shows each once', async () => {
     const { calls } = recordCalls(page);
-    for (let i = 0; i < 100; i++) await uplink(server, MODULE, frames.keepAlive(i + 2));
+    const started = Date.now();
+    // Ten at a time: each uplink answered before the next of its lane, all within a few seconds.
+    await Promise.all(
+      Array.from({ length: 10 }, async (_, lane) => {
+        for (let i = 0; i < 10; i++) await uplink(server, MODULE, frames.keepAlive(lane * 10 + i + 2));
+      }),
+    );
     const fresh = page.locator('table.messages tbody tr.fresh');
     await expect.poll(() => fresh.count(), { timeout: 30_000 }).toBe(101);
+    const burst = Date.now() - started;
     await page.waitForTimeout(1500);
+    // Reads wait for a pause of 0.5 s, and come at least every 3 s while events keep coming: a
+    // few for the whole burst however long a busy machine made it, far from one per message.
     const deviceReads = calls.filter((call) => call.startsWith('/iot/developers/device.json')).length;
     expect(deviceReads).toBeGreaterThan(0);
-    expect(deviceReads).toBeLessThanOrEqual(10);
+    expect(deviceReads, `${deviceReads} reads over a burst of ${burst} ms`).toBeLessThanOrEqual(Math.ceil(burst / 3000) + 2);
+    expect(deviceReads).toBeLessThan(20);
     expect(calls.filter((call) => /recents/.test(call))).toEqual([]);
     // The state shown is the last one: the module's message count now.
     const { msgs } = (await server.api<{ msgs: number }>(`/iot/developers/device.json?sn=${MODULE}`)).body;
@@ -148,7 +158,7 @@ describe.skipIf(!run)('the dashboard live over the event stream, in Chromium', {
     await page.getByRole('list', { name: 'Latest alerts' }).getByText(MODULE).waitFor();
   });
 
-  it('closes the stream when the page is left: none is left open', async () => {
+  it('closes the stream when the page is left or hidden: none is left open', async () => {
     await expect.poll(openStreams).toBe(1);
     await page.getByRole('link', { name: 'Modules', exact: true }).click();
     await heading('Modules').waitFor();
@@ -159,6 +169,19 @@ describe.skipIf(!run)('the dashboard live over the event stream, in Chromium', {
     await indicator('Live').waitFor();
     // The module page's views share one stream.
     await expect.poll(openStreams).toBe(1);
+    // A hidden tab holds no connection; shown again, it reopens the stream and reads what it missed.
+    const visibility = (state: string) =>
+      page.evaluate(`(() => {
+        Object.defineProperty(document, 'visibilityState', { value: '${state}', configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+      })()`);
+    await visibility('hidden');
+    await expect.poll(openStreams).toBe(0);
+    await uplink(server, MODULE, frames.keepAlive(4));
+    expect(await page.locator('table.messages tbody tr.fresh').count()).toBe(0);
+    await visibility('visible');
+    await expect.poll(openStreams).toBe(1);
+    await page.locator('table.messages tbody tr.fresh').first().waitFor();
     await page.getByRole('link', { name: 'Apps', exact: true }).click();
     await heading('Apps').waitFor();
     await expect.poll(openStreams).toBe(0);
