@@ -172,7 +172,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     modules: new ModulesRepository(storage.db),
     devices: new DevicesRepository(storage.db),
     apps: new AppsRepository(storage.db),
-    messages: new MessagesRepository(storage.db),
+    messages: new MessagesRepository(storage.db, storage.capabilities),
     rawMessages: new RawMessagesRepository(storage.db),
   };
   const redis = config.limits.redisUrl ? connectRedis(config.limits.redisUrl, log) : undefined;

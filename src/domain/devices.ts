@@ -3,7 +3,7 @@ import type { AttemptGuard } from './attempt-guard.js';
 import { LRUCache } from 'lru-cache';
 import type { ModulesRepository } from '../storage/modules-repository.js';
 import type { DevicesRepository, DeviceFlags } from '../storage/devices-repository.js';
-import type { HistoryRow, MessagesRepository } from '../storage/messages-repository.js';
+import type { HistoryRow, MessagesRepository, TimeRange } from '../storage/messages-repository.js';
 import type { RawMessage, RawMessagesRepository } from '../storage/raw-messages-repository.js';
 import type { CatalogModule, Child, Device } from './types.js';
 import type { ModuleService } from './modules.js';
@@ -62,6 +62,33 @@ function flagValue(flag: Flag, value: string | undefined): DeviceFlags {
   return { bidirval: text.toUpperCase() };
 }
 
+/** A device token whose signature was checked; its module is checked where it is used. */
+export interface VerifiedToken {
+  token: string;
+  claims: DeviceTokenClaims;
+}
+
+/** History and recents: how many, and the exclusive bounds, as sent. */
+export type PageParameters = { amount?: unknown; until?: unknown; after?: unknown };
+
+/** The page's bounds from the wire; 400 naming the parameter when one is not valid. */
+function pageRange(page: PageParameters): TimeRange {
+  const limit = parseAmount('amount', page.amount);
+  const before = beforeMs(parseInstant('until', page.until));
+  const after = afterMs(parseInstant('after', page.after));
+  return { limit, ...(before !== undefined && { before }), ...(after !== undefined && { after }) };
+}
+
+/**
+ * Whether a `sn` sent with a device token of the module names one of its devices other than its
+ * own: another module's serial is ignored (old clients hard-code `sn=2002`), as is the module's own.
+ */
+function tokenSelectsDevice(moduleSerial: string, sn: string | undefined): boolean {
+  if (sn === undefined) return false;
+  const serial = normalizeSerial(sn);
+  return serial !== moduleSerial && serial.startsWith(`${moduleSerial}/`);
+}
+
 /** Device operations 16–26: the device token, and what a module may read and set of its own. */
 export class DeviceService {
   /**
@@ -103,9 +130,22 @@ export class DeviceService {
    * changed hands since it was issued, or when the module's device key changed.
    */
   async byToken(token: string): Promise<DeviceScope> {
+    const verified = this.verifyToken(token);
+    return this.confirm(verified, await this.repositories.modules.bySerial(verified.claims.serial));
+  }
+
+  /**
+   * The token's signature checked (401 when forged, malformed or from another secret); whether its
+   * module still grants it is for `confirm`, with the module as read at the moment of use.
+   */
+  verifyToken(token: string): VerifiedToken {
     const claims = this.verified.get(token)?.claims ?? readDeviceToken(this.secret, token);
     if (claims === undefined) throw unauthorized('invalid device token: get one from GET /iot/devices/crc.json');
-    const module = await this.repositories.modules.bySerial(claims.serial);
+    return { token, claims };
+  }
+
+  /** The scope a verified token grants with its module as read now; 401 when it grants none. */
+  private confirm({ token, claims }: VerifiedToken, module: CatalogModule | undefined): DeviceScope {
     if (!module) throw unauthorized(`device token of ${claims.serial} names no module: get a new one`);
     if (claims.registration !== module.registration) {
       throw unauthorized(`device token of ${claims.serial} was issued before the module was last registered or unregistered: get a new one`);
@@ -144,7 +184,7 @@ export class DeviceService {
   async select(scope: DeviceScope, selector: DeviceSelector): Promise<Device | undefined> {
     const moduleSerial = scope.module.serial;
     let sn = selector.sn === undefined ? undefined : normalizeSerial(selector.sn);
-    if (sn !== undefined && scope.via === 'token' && sn !== moduleSerial && !sn.startsWith(`${moduleSerial}/`)) sn = undefined;
+    if (sn !== undefined && scope.via === 'token' && !tokenSelectsDevice(moduleSerial, sn)) sn = undefined;
     if (selector.id !== undefined) {
       const device = await this.repositories.devices.byId(selector.id);
       if (!device || device.moduleSerial !== moduleSerial || (sn !== undefined && sn !== device.serial && sn !== moduleSerial)) {
@@ -168,19 +208,31 @@ export class DeviceService {
    * device selector narrows the module's messages to one device's. Each message comes as its stored
    * wire form (JSON text), or as its columns when it was stored without one.
    */
-  async messages(
-    scope: DeviceScope,
-    selector: DeviceSelector,
-    page: { amount?: unknown; until?: unknown; after?: unknown },
-  ): Promise<(string | HistoryRow)[]> {
-    const limit = parseAmount('amount', page.amount);
-    const before = beforeMs(parseInstant('until', page.until));
-    const after = afterMs(parseInstant('after', page.after));
+  async messages(scope: DeviceScope, selector: DeviceSelector, page: PageParameters): Promise<(string | HistoryRow)[]> {
+    const range = pageRange(page);
     const device = await this.select(scope, selector);
-    return this.repositories.messages.storedPage(
-      { moduleSerial: scope.module.serial, ...(device && { deviceId: device.id }) },
-      { limit, ...(before !== undefined && { before }), ...(after !== undefined && { after }) },
-    );
+    return this.repositories.messages.storedPage({ moduleSerial: scope.module.serial, ...(device && { deviceId: device.id }) }, range);
+  }
+
+  /**
+   * `messages` for a verified device token, whose module is checked by the read itself: when the
+   * whole module's messages are asked for (the usual call), the module and its page are read in one
+   * statement and the page is shown only if the module, as read with it, still grants the token.
+   * Answers as `messages` after `byToken` would, 401s first.
+   */
+  async messagesByToken(verified: VerifiedToken, selector: DeviceSelector, page: PageParameters): Promise<(string | HistoryRow)[]> {
+    let range: TimeRange;
+    try {
+      range = pageRange(page);
+    } catch (error) {
+      await this.byToken(verified.token);
+      throw error;
+    }
+    const serial = verified.claims.serial.toUpperCase();
+    if (selector.id !== undefined || tokenSelectsDevice(serial, selector.sn)) return this.messages(await this.byToken(verified.token), selector, page);
+    const read = await this.repositories.messages.moduleAndPage(serial, range);
+    this.confirm(verified, read.module);
+    return read.page;
   }
 
   /** Raw Sigfox uplinks of the module, newest first, strictly before `before` (compared in seconds). */

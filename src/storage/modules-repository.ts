@@ -11,7 +11,10 @@ export interface CatalogEntry {
   protocol?: Protocol;
 }
 
-const toModule = (row: ModuleRow): CatalogModule => ({
+/** The columns a catalog module is made of. */
+export const MODULE_COLUMNS = ['serial', 'key', 'pac', 'protocol', 'account_id', 'registered_at', 'registration', 'device_key'] as const;
+
+export const toModule = (row: Pick<ModuleRow, (typeof MODULE_COLUMNS)[number]>): CatalogModule => ({
   serial: row.serial,
   key: row.key,
   pac: row.pac,

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Context } from '../../context.js';
-import type { DeviceScope } from '../../domain/devices.js';
+import type { DeviceScope, VerifiedToken } from '../../domain/devices.js';
 import { unauthorized } from '../../domain/errors.js';
 import { input, optionalString } from '../params.js';
 import { authenticateDeveloper, hasDeveloperCredentials } from './developer-auth.js';
@@ -9,6 +9,19 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The module a device request may see, and how the caller proved it (device routes only). */
     deviceScope: DeviceScope;
+    /**
+     * On routes whose read checks the token's module itself (`tokenCheckedByRead`), the device
+     * token when one is sent, its signature verified; `deviceScope` is not set then.
+     */
+    deviceToken?: VerifiedToken;
+  }
+  interface FastifyContextConfig {
+    /**
+     * The route reads with `DeviceService.messagesByToken`, which checks the token's module in the
+     * same statement as its read: authentication only verifies the token's signature, sparing a
+     * round trip to the database.
+     */
+    tokenCheckedByRead?: boolean;
   }
 }
 
@@ -34,16 +47,22 @@ function basicDeviceToken(request: FastifyRequest): { token: string; colon: bool
   return match ? { token: match[2]!, colon: match[1] !== undefined } : undefined;
 }
 
+/** The device token the request sends: in X-Snsr-Device-Key, else in Authorization: Basic, told from developer credentials by its signature. */
+function presentedToken(context: Context, request: FastifyRequest): string | undefined {
+  const token = deviceKey(request);
+  if (token !== undefined) return token;
+  const basic = basicDeviceToken(request);
+  return basic && (basic.colon || context.devices.isDeviceToken(basic.token)) ? basic.token : undefined;
+}
+
 /**
  * The device token when one is sent (X-Snsr-Device-Key first, else in Authorization: Basic, told
  * from developer credentials by its signature), else developer Basic credentials with `sn` naming
  * a module the developer owns (the original dashboards called device operations that way).
  */
 export async function authenticateDevice(context: Context, request: FastifyRequest): Promise<DeviceScope> {
-  const token = deviceKey(request);
+  const token = presentedToken(context, request);
   if (token !== undefined) return context.devices.byToken(token);
-  const basic = basicDeviceToken(request);
-  if (basic && (basic.colon || context.devices.isDeviceToken(basic.token))) return context.devices.byToken(basic.token);
   if (hasDeveloperCredentials(request)) {
     const account = await authenticateDeveloper(context, request);
     return context.devices.byDeveloper(account.id, optionalString(input(request), 'sn'));
@@ -63,6 +82,18 @@ export async function authenticateDevice(context: Context, request: FastifyReque
  */
 export function deviceAuth(context: Context) {
   return async (request: FastifyRequest): Promise<void> => {
-    request.deviceScope = await authenticateDevice(context, request);
+    const token = request.routeOptions.config.tokenCheckedByRead ? presentedToken(context, request) : undefined;
+    if (token !== undefined) request.deviceToken = context.devices.verifyToken(token);
+    else request.deviceScope = await authenticateDevice(context, request);
   };
+}
+
+/**
+ * The module a device request is counted for (its quota), once authenticated: the token's module
+ * and registration, so that requests with a token from before the module changed hands (refused
+ * where the read checks it) do not use up the new registration's quota.
+ */
+export function deviceQuotaKey(request: FastifyRequest): string {
+  const token = request.deviceToken?.claims;
+  return token ? `device:${token.serial.toUpperCase()}:${token.registration}` : `device:${request.deviceScope.module.serial}:${request.deviceScope.module.registration}`;
 }

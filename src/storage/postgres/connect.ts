@@ -5,7 +5,7 @@ import type { Database } from '../schema.js';
 import type { Capabilities } from '../capabilities.js';
 import { namingPool } from './named-statements.js';
 
-export const postgresCapabilities: Capabilities = { dialect: 'postgres', skipLocked: true };
+export const postgresCapabilities: Capabilities = { dialect: 'postgres', skipLocked: true, embedded: false };
 
 // BIGINT columns hold epoch milliseconds and ids, all far below 2^53: read them as numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));

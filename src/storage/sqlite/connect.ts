@@ -7,7 +7,7 @@ import type { SqliteDatabase as KyselySqliteDatabase } from 'kysely';
 import type { Database } from '../schema.js';
 import type { Capabilities } from '../capabilities.js';
 
-export const sqliteCapabilities: Capabilities = { dialect: 'sqlite', skipLocked: false };
+export const sqliteCapabilities: Capabilities = { dialect: 'sqlite', skipLocked: false, embedded: true };
 
 /**
  * Kysely prepares every query anew, and preparing costs SQLite more than running a small indexed

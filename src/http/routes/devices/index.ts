@@ -1,6 +1,6 @@
 import type { Context } from '../../../context.js';
 import type { Server } from '../../server-types.js';
-import { deviceAuth } from '../../auth/device-auth.js';
+import { deviceAuth, deviceQuotaKey } from '../../auth/device-auth.js';
 import { tokenRoutes } from './token.js';
 import { messageRoutes } from './messages.js';
 import { rawMessageRoutes } from './raw-messages.js';
@@ -12,7 +12,7 @@ import { exportRoutes } from './export.js';
 
 /** A module's requests share one quota, however they authenticate. */
 const deviceQuota = (app: Server, context: Context) =>
-  requestQuota(app, context.config.limits.deviceRequestsPerMinute, (request) => `device:${request.deviceScope.module.serial}`);
+  requestQuota(app, context.config.limits.deviceRequestsPerMinute, deviceQuotaKey);
 
 /**
  * Operations 16–26 under /iot/devices: the token route is open, the rest need device auth.

@@ -1,4 +1,6 @@
 import { Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import type { PageParameters } from '../../../domain/devices.js';
 import type { Context } from '../../../context.js';
 import type { Server } from '../../server-types.js';
 import { optionalInteger, optionalString } from '../../params.js';
@@ -27,6 +29,14 @@ const RecentsQuery = Type.Object({ amount, after: bound('only messages received 
  */
 export async function messageRoutes(app: Server, context: Context, recentsAliases: string[] = []): Promise<void> {
   const target = (query: Input) => ({ id: optionalInteger(query, 'id'), sn: optionalString(query, 'sn') });
+  /** The page as text; with a device token, its module is checked by the same statement that reads it. */
+  const page = async (request: FastifyRequest, bounds: PageParameters): Promise<string> => {
+    const selector = target(request.query as Input);
+    const messages = request.deviceToken
+      ? await context.devices.messagesByToken(request.deviceToken, selector, bounds)
+      : await context.devices.messages(request.deviceScope, selector, bounds);
+    return storedPageJson(messages);
+  };
 
   app.get('/msgs/history.json', {
     schema: {
@@ -36,10 +46,10 @@ export async function messageRoutes(app: Server, context: Context, recentsAliase
       querystring: HistoryQuery,
       response: responses(Type.Array(MessageSchema), 400, 401, 404),
     },
+    config: { tokenCheckedByRead: true },
     handler: async (request, reply) => {
       const query = request.query as Input;
-      const page = await context.devices.messages(request.deviceScope, target(query), { amount: query.amount, until: query.until });
-      return reply.type(JSON_TYPE).send(storedPageJson(page));
+      return reply.type(JSON_TYPE).send(await page(request, { amount: query.amount, until: query.until }));
     },
   });
 
@@ -51,10 +61,10 @@ export async function messageRoutes(app: Server, context: Context, recentsAliase
       querystring: RecentsQuery,
       response: responses(Type.Array(MessageSchema), 400, 401, 404),
     },
+    config: { tokenCheckedByRead: true },
     handler: async (request, reply) => {
       const query = request.query as Input;
-      const page = await context.devices.messages(request.deviceScope, target(query), { amount: query.amount, after: query.after });
-      return reply.type(JSON_TYPE).send(storedPageJson(page));
+      return reply.type(JSON_TYPE).send(await page(request, { amount: query.amount, after: query.after }));
     },
   });
 }
