@@ -76,6 +76,8 @@ export interface Config {
     /** `smtp://user:pass@host:587` or `smtps://…`; unset: no email (no sign-up, no password reset). */
     smtpUrl: string | undefined;
     from: string;
+    /** Least time between two alert emails to one account; alerts raised meanwhile go in the next one. */
+    alertIntervalMs: number;
   };
   /** What one client may cost the server: see the README's "Running on the internet". */
   limits: Limits;
@@ -279,7 +281,11 @@ export function loadConfig(env: Env = process.env): Config {
       rawDays: integer(env, 'SNSR_RETENTION_RAW_DAYS', 0, 0, 36_500),
       alertsDays: integer(env, 'SNSR_RETENTION_ALERTS_DAYS', 0, 0, 36_500),
     },
-    email: { smtpUrl, from: env.SNSR_MAIL_FROM || 'snsr <snsr@localhost>' },
+    email: {
+      smtpUrl,
+      from: env.SNSR_MAIL_FROM || 'snsr <snsr@localhost>',
+      alertIntervalMs: integer(env, 'SNSR_ALERT_EMAIL_INTERVAL_S', 60, 1, 86_400) * 1000,
+    },
     limits: limitSettings(env),
   };
 }

@@ -46,6 +46,10 @@ import { SelfService } from './domain/self-service.js';
 import { createMailer } from './integrations/email/mailer.js';
 import type { Mailer } from './integrations/email/mailer.js';
 import { accountEmails } from './integrations/email/account-emails.js';
+import { AlertMailer } from './integrations/email/alert-mailer.js';
+import type { AlertMailerSettings } from './integrations/email/alert-mailer.js';
+import { AlertEmailService } from './domain/alert-email.js';
+import { AlertEmailsRepository } from './storage/alert-emails-repository.js';
 import { ExportService } from './lifecycle/export-service.js';
 import { ExportRepository } from './storage/export-repository.js';
 import { startAccountPruner } from './lifecycle/account-pruner.js';
@@ -128,6 +132,8 @@ export interface Context {
   retention: RetentionService;
   /** Alerts of watched devices: listing and acknowledging. */
   alerts: AlertService;
+  /** Each account's choice to get its alerts by email. */
+  alertEmail: AlertEmailService;
   /** Redis, when `SNSR_REDIS_URL` is set: rate-limit counters every process shares. */
   redis: Redis | undefined;
   /** Rate-limit counters in the database, for processes sharing PostgreSQL without Redis. */
@@ -138,6 +144,11 @@ export interface Context {
   streams: LiveStreams;
   /** Starts the MQTT integration when SNSR_MQTT_URL is set (it publishes from the process holding its lease); `close()` stops it. */
   startMqtt(options?: { settleMs?: number; pollMs?: number }): MqttBridge | undefined;
+  /**
+   * Starts the alert mailer when SMTP is configured (it sends from the process holding its lease);
+   * `close()` stops it. Options override the defaults (tests).
+   */
+  startAlertMailer(options?: Partial<AlertMailerSettings> & { owner?: string }): AlertMailer | undefined;
   /** Starts the lost-contact watchdog (it runs on whichever process holds its lease); `close()` stops it. */
   startWatchdog(options?: { now?: () => number; owner?: string }): Watchdog;
   /**
@@ -182,6 +193,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const pruners: Pruner[] = [];
   const watchdogs: Watchdog[] = [];
   const bridges: MqttBridge[] = [];
+  const alertMailers: AlertMailer[] = [];
   const streamEvents = new StreamEventsRepository(storage.db);
   const hub = new EventHub(streamEvents, storage.notifier, log);
   const metrics = new Metrics({
@@ -251,6 +263,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       deviceBySerial: (serial) => repositories.devices.bySerial(serial),
       appOwned: async (accountId, appId) => (await repositories.apps.owned(accountId, appId)) !== undefined,
     }),
+    alertEmail: new AlertEmailService(new AlertEmailsRepository(storage.db), mailer !== undefined),
     metrics,
     streams,
     redis,
@@ -281,6 +294,24 @@ export async function createContext(config: Config, options: ContextOptions = {}
       bridges.push(bridge);
       return bridge.start();
     },
+    startAlertMailer: ({ owner, ...overrides } = {}) => {
+      if (mailer === undefined || config.publicUrl === undefined) return undefined;
+      // A term of three send timeouts: renewed before each send, a slow SMTP never outlives it.
+      const lease = new Lease(storage.db, storage.capabilities, 'alert-mailer', owner ?? `${process.pid}:${randomBytes(4).toString('hex')}`, 180_000);
+      const settings: AlertMailerSettings = {
+        publicUrl: config.publicUrl,
+        intervalMs: config.email.alertIntervalMs,
+        settleMs: 2000,
+        pollMs: 30_000,
+        backoffMs: 5000,
+        maxBackoffMs: 900_000,
+        sendTimeoutMs: 60_000,
+        ...overrides,
+      };
+      const alertMailer = new AlertMailer(new AlertEmailsRepository(storage.db), mailer, lease, storage.notifier, settings, log, (outcome) => metrics.alertEmails.inc({ outcome }));
+      alertMailers.push(alertMailer);
+      return alertMailer.start();
+    },
     startWatchdog: (watchdogOptions = {}) => {
       const onRaised = (alerts: Alert[]) => alerts.forEach((alert) => metrics.alerts.inc({ kind: alert.kind }));
       const watchdog = new Watchdog(storage.db, storage.capabilities, config.watchdog, log, onRaised, watchdogOptions.now, watchdogOptions.owner);
@@ -301,7 +332,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     },
     close: async () => {
       for (const timer of timers) clearInterval(timer);
-      await Promise.all([...workers.map((worker) => worker.stop()), ...pruners.map((pruner) => pruner.stop()), ...watchdogs.map((watchdog) => watchdog.stop()), ...bridges.map((bridge) => bridge.stop())]);
+      await Promise.all([...workers.map((worker) => worker.stop()), ...pruners.map((pruner) => pruner.stop()), ...watchdogs.map((watchdog) => watchdog.stop()), ...bridges.map((bridge) => bridge.stop()), ...alertMailers.map((alertMailer) => alertMailer.stop())]);
       hub.close();
       redis?.disconnect();
       await mailer?.close();

@@ -36,6 +36,7 @@ export const AUDIT_ACTIONS = [
   'delivery.retry_many',
   'alert.ack',
   'alert.settings',
+  'alert.email',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

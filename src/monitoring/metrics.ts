@@ -26,6 +26,7 @@ export class Metrics {
   readonly alerts: Counter<'kind'>;
   readonly openStreams: Gauge;
   readonly mqtt: Counter<'outcome'>;
+  readonly alertEmails: Counter<'outcome'>;
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -53,6 +54,12 @@ export class Metrics {
     this.mqtt = new Counter({
       name: 'snsr_mqtt_messages_total',
       help: 'MQTT messages: published, and bidir commands received (bidir_set) or refused (bidir_rejected)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.alertEmails = new Counter({
+      name: 'snsr_alert_emails_total',
+      help: 'Alert emails (one per account and digest): sent (SMTP accepted it), failed (will be retried)',
       labelNames: ['outcome'],
       registers,
     });

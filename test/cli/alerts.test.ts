@@ -46,6 +46,23 @@ describe('snsr alerts', () => {
     expect(json.every((alert) => typeof alert.acked === 'number')).toBe(true);
   });
 
+  it('shows and sets an account\'s alert emails, refusing "on" without SMTP', async () => {
+    const smtp = { ...env, SNSR_SMTP_URL: 'smtp://127.0.0.1:2525', SNSR_PUBLIC_URL: 'https://snsr.example.com' };
+    expect(await snsr(['alerts', 'email', '--account', 'ops@example.com'], env)).toMatchObject({
+      code: 0,
+      stdout: 'alert emails for ops@example.com: off (this server has no SMTP: SNSR_SMTP_URL is unset, so no email is sent)\n',
+    });
+    const refused = await snsr(['alerts', 'email', 'on', '--account', 'ops@example.com'], env);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toMatch(/^snsr: alert emails need SMTP.*SNSR_SMTP_URL/);
+    expect(await snsr(['alerts', 'email', 'on', '--account', 'OPS@example.com'], smtp)).toMatchObject({ code: 0, stdout: 'alert emails for ops@example.com: on\n' });
+    expect(await snsr(['alerts', 'email', '--account', 'ops@example.com'], smtp)).toMatchObject({ code: 0, stdout: 'alert emails for ops@example.com: on\n' });
+    expect(await snsr(['alerts', 'email', 'off', '--account', 'ops@example.com'], env)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^alert emails for ops@example.com: off /) });
+    expect((await snsr(['alerts', 'email', 'maybe', '--account', 'ops@example.com'], env)).code).toBe(2);
+    expect((await snsr(['alerts', 'email', 'on'], smtp)).code).toBe(2);
+    expect(await snsr(['alerts', 'email', '--account', 'nobody@example.com'], env)).toMatchObject({ code: 1, stderr: expect.stringContaining('nobody@example.com') });
+  });
+
   it('says what is wrong with exit code 1 for an unknown module or device', async () => {
     expect(await snsr(['alerts', 'list', '--module', 'FFFF'], env)).toMatchObject({ code: 1, stderr: 'snsr: module FFFF not found or not registered\n' });
     expect(await snsr(['alerts', 'ack', 'C0FE/9'], env)).toMatchObject({ code: 1, stderr: 'snsr: device C0FE/9 not found\n' });

@@ -18,6 +18,17 @@ export interface TestSmtp {
   close(): Promise<void>;
 }
 
+/** RFC 2047 encoded words (`=?UTF-8?Q?…?=`, `=?UTF-8?B?…?=`), as nodemailer writes non-ASCII headers. */
+function decodeWords(header: string): string {
+  return header
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?utf-8\?([qb])\?([^?]*)\?=/gi, (_m, encoding: string, text: string) =>
+      encoding.toLowerCase() === 'b'
+        ? Buffer.from(text, 'base64').toString('utf8')
+        : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_h, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8'),
+    );
+}
+
 function decode(raw: string): ReceivedEmail & { headers: Record<string, string> } {
   const split = raw.indexOf('\r\n\r\n');
   const head = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
@@ -34,7 +45,7 @@ function decode(raw: string): ReceivedEmail & { headers: Record<string, string> 
       'latin1',
     ).toString('utf8');
   } else if (encoding === 'base64') body = Buffer.from(body, 'base64').toString('utf8');
-  return { headers, from: headers.from ?? '', to: [], subject: headers.subject ?? '', text: body.replace(/\r\n/g, '\n') };
+  return { headers, from: headers.from ?? '', to: [], subject: decodeWords(headers.subject ?? ''), text: body.replace(/\r\n/g, '\n') };
 }
 
 /** A real SMTP server on a free local port that keeps every email it is sent. */

@@ -54,5 +54,28 @@ export function alertsCommand(): Command {
         console.log(`${device.serial}: ${acknowledged} alert${acknowledged === 1 ? '' : 's'} acknowledged`);
       });
     });
+  alerts
+    .command('email')
+    .description("show an account's alert emails setting, or turn it on or off (on needs SNSR_SMTP_URL)")
+    .argument('[state]', 'on or off; without it, the setting is shown', onOff)
+    .requiredOption('--account <email>', 'login of the account')
+    .addHelpText('after', '\nExamples:\n  snsr alerts email --account dev@example.com\n  snsr alerts email on --account dev@example.com')
+    .action(async (state: boolean | undefined, options: { account: string }) => {
+      await withContext(async (context) => {
+        const account = await context.accounts.byEmail(options.account);
+        const setting = state === undefined ? await context.alertEmail.get(account.id) : await context.alertEmail.set(account.id, state);
+        if (state !== undefined) {
+          await context.audit.record({ accountId: account.id, action: 'alert.email', actor: { kind: 'operator' }, address: null, detail: { email: state } });
+        }
+        const note = setting.emailAvailable ? '' : ' (this server has no SMTP: SNSR_SMTP_URL is unset, so no email is sent)';
+        console.log(`alert emails for ${account.email}: ${setting.email ? 'on' : 'off'}${note}`);
+      });
+    });
   return alerts;
+}
+
+function onOff(value: string): boolean {
+  if (/^on$/i.test(value)) return true;
+  if (/^off$/i.test(value)) return false;
+  throw new InvalidArgumentError('must be on or off');
 }

@@ -40,5 +40,6 @@ export function serveCommand(): Command {
       context.startMaintenance();
       context.startWatchdog();
       context.startMqtt();
+      context.startAlertMailer();
     });
 }

@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../../config.js';
 
 export function workerCommand(): Command {
   return new Command('worker')
-    .description('deliver callbacks without serving HTTP (PostgreSQL; several may run side by side)')
+    .description('deliver callbacks (and alert emails, with SMTP) without serving HTTP (PostgreSQL; several may run side by side)')
     .addHelpText('after', '\nRun `snsr serve --no-worker` beside it. SIGTERM or SIGINT stops claiming, lets sends in flight\nfinish (10 s at most), and queues the rest again.')
     .action(async () => {
       const config = loadConfig();
@@ -17,6 +17,8 @@ export function workerCommand(): Command {
       }
       stopOnSignals(context, () => shutDownServer(undefined, context, config.limits.shutdownGraceMs));
       context.startWorker();
+      // Alert emails go out from whichever process holds their lease, a worker as well as a server.
+      context.startAlertMailer();
       context.log.info(`snsr worker running (database: ${context.storage.capabilities.dialect})`);
     });
 }

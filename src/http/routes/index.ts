@@ -22,6 +22,7 @@ import { registerRoute, selfServiceRoutes } from './developers/self-service.js';
 import { profileRoutes } from './developers/profile.js';
 import { simulatorRoutes } from './developers/simulator.js';
 import { alertRoutes } from './developers/alerts.js';
+import { alertEmailRoutes } from './developers/alert-email.js';
 import { metricsRoutes } from './metrics.js';
 import { streamRoutes } from './developers/stream.js';
 
@@ -52,6 +53,7 @@ export async function registerRoutes(app: Server, context: Context): Promise<voi
       await keyRoutes(scope, context);
       await auditRoutes(scope, context);
       await alertRoutes(scope, context);
+      await alertEmailRoutes(scope, context);
       await streamRoutes(scope, context);
       await exportRoutes(scope, context);
       await retentionRoutes(scope, context);

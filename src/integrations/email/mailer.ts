@@ -7,8 +7,9 @@ export interface Email {
 }
 
 /**
- * Sends email over the operator's SMTP server (`SNSR_SMTP_URL`) with nodemailer. Account
- * self-service uses it now; alert emails from monitoring are meant to go through it too.
+ * Sends email over the operator's SMTP server (`SNSR_SMTP_URL`) with nodemailer: account
+ * self-service queues its emails; the alert mailer sends and waits, to mark alerts sent only once
+ * SMTP accepted them.
  */
 export interface Mailer {
   send(email: Email): Promise<void>;

@@ -2,6 +2,7 @@ import { request } from './client';
 import type {
   Account,
   Alert,
+  AlertEmailSetting,
   Overview,
   RawMessage,
   Retention,
@@ -110,6 +111,8 @@ export const api = {
   overview: () => request<Overview>(`${DEV}/overview.json`),
   /** A module's alerts (its own and its children's), newest first. */
   moduleAlerts: (sn: string, options: { open?: boolean; limit?: number }) => request<Alert[]>(`${DEV}/alerts.json`, { query: { sn, ...options } }),
+  alertEmail: () => request<AlertEmailSetting>(`${DEV}/alerts/settings.json`),
+  setAlertEmail: (email: boolean) => request<AlertEmailSetting>(`${DEV}/alerts/settings.json`, { method: 'POST', body: { email } }),
   ackAlert: (id: number) => request<unknown>(`${DEV}/alerts/ack.json`, { method: 'POST', query: { id } }),
   retention: (sn: string) => request<Retention>(`${DEV}/modules/retention.json`, { query: { sn } }),
   setRetention: (sn: string, choice: { messages_days: number | null; raw_days: number | null }) =>

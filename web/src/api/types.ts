@@ -290,6 +290,12 @@ export interface RawMessage {
 /** Where a retention in force comes from: the module's own choice, the longest of its apps', or the operator. */
 export type RetentionSource = { from: 'module' } | { from: 'app'; app: number; name: string } | { from: 'default' };
 
+/** Whether the account's alerts are emailed to it, and whether the server can send email at all. */
+export interface AlertEmailSetting {
+  email: boolean;
+  email_available: boolean;
+}
+
 export interface Retention {
   serial: string;
   messages_days: number | null;

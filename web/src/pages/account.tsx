@@ -1,6 +1,7 @@
 import { useId, useState } from 'preact/hooks';
 import { api } from '../api/api';
 import { ApiError } from '../api/client';
+import { AlertEmailSection } from '../components/alert-email-section';
 import { confirmAction } from '../components/confirm';
 import { CopyButton } from '../components/copy-button';
 import { TextField } from '../components/field';
@@ -11,7 +12,7 @@ import { useAction, useLoad } from '../hooks';
 import { Link } from '../router';
 import { session } from '../session';
 
-/** My Account: the account token (what the spec sends developers here for), git alias, password, deletion. */
+/** My Account: the account token (what the spec sends developers here for), alert emails, git alias, password, deletion. */
 export function AccountPage() {
   const account = useLoad(() => api.account(), []);
   const data = account.data;
@@ -35,6 +36,7 @@ export function AccountPage() {
             </dl>
           </Section>
           <TokenSection token={data.token} onToken={(token) => account.set({ ...data, token })} />
+          <AlertEmailSection email={data.email} />
           <GitSection email={data.email} alias={data.gitAlias ?? ''} onSaved={(gitAlias) => account.set({ ...data, gitAlias })} />
           <PasswordSection email={data.email} />
           <DeleteSection email={data.email} />

@@ -34,6 +34,7 @@ const ACTIONS: Record<string, string> = {
   'app.test': 'Sent a test callback',
   'delivery.retry': 'Retried a delivery',
   'delivery.retry_many': 'Retried failed deliveries',
+  'alert.email': 'Turned alert emails on or off',
 };
 
 export function credentialText(entry: AuditEntry): string {

@@ -1,0 +1,178 @@
+import type { Logger } from 'pino';
+import type { Lease } from '../../monitoring/lease.js';
+import type { AlertEmailsRepository } from '../../storage/alert-emails-repository.js';
+import type { Notifier } from '../../storage/notifications.js';
+import { alertEmail } from './alert-emails.js';
+import type { Mailer } from './mailer.js';
+
+export interface AlertMailerSettings {
+  /** Where users reach the dashboard: the links in the email. */
+  publicUrl: string;
+  /** Least time between two emails to one account: what is raised meanwhile goes in the next one. */
+  intervalMs: number;
+  /** Wait after an alert is announced, so that a burst goes out as one email. */
+  settleMs: number;
+  /** Pause between passes when nothing is announced (notifications can be missed). */
+  pollMs: number;
+  /** First wait after a failed send; doubled on each further failure, up to `maxBackoffMs`. */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** A send SMTP has not answered within this is a failure (well under the lease's term). */
+  sendTimeoutMs: number;
+}
+
+/** Alerts read per pass (all accounts); more waits for the next pass. */
+const PASS_LIMIT = 2000;
+/** Alerts described one by one in an email; the rest are counted. */
+export const DIGEST_DETAIL = 20;
+
+/** The SMTP reply code, when the server answered (a refused recipient); none when it could not be reached. */
+const replyCode = (error: unknown) => (error as { responseCode?: number } | null)?.responseCode;
+
+interface Retry {
+  attempts: number;
+  at: number;
+}
+
+/**
+ * Emails alerts to the accounts that ask for them. Each pass, the process holding the `alert-mailer`
+ * lease (one across every process sharing the database) reads the waiting alerts and sends each
+ * account one email for all of its own, then marks them sent — only once SMTP accepted it, so an
+ * SMTP outage loses nothing: the alerts wait and go in the next email. An account emailed less than
+ * `intervalMs` ago waits for the rest of it. A failed send is retried with a doubling wait: for that
+ * account when SMTP refused it, for all when SMTP could not be reached. Woken by the `alerts`
+ * notification, polling as a fallback.
+ */
+export class AlertMailer {
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private running: Promise<void> | undefined;
+  private wakeAfterRun = Infinity;
+  private stopped = false;
+  private unsubscribe: () => void = () => {};
+  private readonly lastSent = new Map<number, number>();
+  private readonly retries = new Map<number, Retry>();
+  private smtp: Retry = { attempts: 0, at: 0 };
+
+  constructor(
+    private readonly store: AlertEmailsRepository,
+    private readonly mailer: Mailer,
+    readonly lease: Lease,
+    private readonly notifier: Notifier,
+    private readonly settings: AlertMailerSettings,
+    private readonly log: Logger,
+    private readonly count: (outcome: 'sent' | 'failed') => void,
+  ) {}
+
+  start(): this {
+    this.unsubscribe = this.notifier.subscribe('alerts', () => this.schedule(this.settings.settleMs));
+    this.schedule(0);
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe();
+    clearTimeout(this.timer);
+    await this.running;
+    await this.lease.release().catch(() => undefined);
+  }
+
+  /** One pass if this process holds the lease: emails sent, and when (epoch ms) an account held back is due. */
+  async pass(): Promise<{ sent: number; failed: number; dueAt: number }> {
+    const outcome = { sent: 0, failed: 0, dueAt: Infinity };
+    if (!(await this.lease.acquire())) return outcome;
+    if (Date.now() < this.smtp.at) return { ...outcome, dueAt: this.smtp.at };
+    this.forgetOld(Date.now());
+    for (const [accountId, ids] of await this.store.waiting(PASS_LIMIT)) {
+      if (this.stopped) break;
+      const now = Date.now();
+      const dueAt = Math.max((this.lastSent.get(accountId) ?? -Infinity) + this.settings.intervalMs, this.retries.get(accountId)?.at ?? 0);
+      if (dueAt > now) {
+        outcome.dueAt = Math.min(outcome.dueAt, dueAt);
+        continue;
+      }
+      // Renewed before each send: a process that lost the lease (stalled past its term) stops here.
+      if (!(await this.lease.acquire())) break;
+      const digest = await this.store.digest(accountId, ids, DIGEST_DETAIL);
+      if (!digest) continue;
+      try {
+        await this.send(alertEmail(digest, this.settings.publicUrl));
+      } catch (error) {
+        outcome.failed++;
+        this.count('failed');
+        const code = replyCode(error);
+        if (code === undefined) {
+          this.smtp = this.backOff(this.smtp, now);
+          this.log.warn({ err: error, retryInMs: this.smtp.at - now }, 'alert email not sent: SMTP unreachable; retrying later');
+          return { ...outcome, dueAt: this.smtp.at };
+        }
+        const retry = this.backOff(this.retries.get(accountId), now);
+        this.retries.set(accountId, retry);
+        outcome.dueAt = Math.min(outcome.dueAt, retry.at);
+        this.log.warn({ err: error, accountId, retryInMs: retry.at - now }, 'alert email refused by SMTP; retrying later');
+        continue;
+      }
+      await this.store.markSent(digest.ids);
+      this.smtp = { attempts: 0, at: 0 };
+      this.retries.delete(accountId);
+      this.lastSent.set(accountId, Date.now());
+      outcome.sent++;
+      this.count('sent');
+      this.log.info({ accountId, alerts: digest.ids.length }, 'alert email sent');
+    }
+    return outcome;
+  }
+
+  private async send(email: Parameters<Mailer['send']>[0]): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`SMTP did not answer within ${this.settings.sendTimeoutMs} ms`)), this.settings.sendTimeoutMs);
+    });
+    try {
+      await Promise.race([this.mailer.send(email), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private backOff(previous: Retry | undefined, now: number): Retry {
+    const attempts = (previous?.attempts ?? 0) + 1;
+    return { attempts, at: now + Math.min(this.settings.backoffMs * 2 ** (attempts - 1), this.settings.maxBackoffMs) };
+  }
+
+  /** Only accounts still held back are remembered. */
+  private forgetOld(now: number): void {
+    for (const [accountId, at] of this.lastSent) if (at + this.settings.intervalMs <= now) this.lastSent.delete(accountId);
+  }
+
+  /** Runs a pass in `delayMs` unless one is due sooner; while a pass runs, the next follows it. */
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    const at = Date.now() + delayMs;
+    if (this.running) {
+      this.wakeAfterRun = Math.min(this.wakeAfterRun, at);
+      return;
+    }
+    if (this.timer && this.timerAt <= at) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.run(), Math.max(0, delayMs));
+    this.timer.unref();
+  }
+
+  private run(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    let dueAt = Infinity;
+    this.running = this.pass()
+      .then((outcome) => void (dueAt = outcome.dueAt))
+      .catch((error: unknown) => this.log.error({ err: error }, 'alert mailer pass failed; trying again shortly'))
+      .finally(() => {
+        this.running = undefined;
+        const next = Math.min(Date.now() + this.settings.pollMs, dueAt, this.wakeAfterRun);
+        this.wakeAfterRun = Infinity;
+        this.schedule(next - Date.now());
+      });
+  }
+}
