@@ -9,8 +9,9 @@ import type { Kysely } from 'kysely';
 import type { Database, DeviceRow, NewMessage } from '../storage/schema.js';
 import { markHot } from '../storage/hot-statements.js';
 import type { BatchedStatement } from './round.js';
-import { MESSAGE_COLUMNS } from './ingest-queries.js';
-import type { DeviceField, ModuleWithDevice, RawValues } from './ingest-queries.js';
+import type { RecentFrame } from './ingest-store.js';
+import { DEVICE_FIELDS, MESSAGE_COLUMNS } from './ingest-queries.js';
+import type { ModuleWithDevice, RawValues } from './ingest-queries.js';
 
 type Db = Kysely<Database>;
 
@@ -132,36 +133,56 @@ export const updateModuleStates: BatchedStatement<ModuleState, void> = {
   },
 };
 
-const deviceUpdates = new Map<string, BatchedStatement<unknown[], DeviceRow | undefined>>();
+const CHILD_DEVICES = hot(
+  'SELECT d.* FROM unnest($1::text[], $2::integer[]) s(serial, idx) CROSS JOIN LATERAL ' +
+    '(SELECT * FROM devices WHERE module_serial = s.serial AND idx = s.idx) d',
+);
+
+/** Each module's device of that index, or undefined where there is none yet. */
+export const childDevices: BatchedStatement<[string, number], DeviceRow | undefined> = {
+  async run(trx, args) {
+    return matched(args, await rows<DeviceRow>(trx, CHILD_DEVICES, columns(args, 2)), ([serial, idx]) => `${serial}/${idx}`, (row) => `${row.module_serial}/${row.idx}`);
+  },
+};
+
+const RECENT_FRAMES = hot(
+  'SELECT s.serial, r.entry_id, r.frame_type, r.stamp, r.frame FROM unnest($1::text[]) s(serial) CROSS JOIN LATERAL ' +
+    '(SELECT entry_id, frame_type, stamp, frame FROM messages WHERE module_serial = s.serial ' +
+    'ORDER BY module_serial DESC, when_ms DESC, id DESC LIMIT $2::integer) r',
+);
+
+/** Each module's newest messages, newest first, at most `limit` (the same for every call of a round). */
+export const recentFrames: BatchedStatement<[string, number], RecentFrame[]> = {
+  async run(trx, args) {
+    const found = await rows<RecentFrame & { serial: string }>(trx, RECENT_FRAMES, [args.map(([serial]) => serial), Math.max(...args.map(([, limit]) => limit))]);
+    const bySerial = new Map<string, RecentFrame[]>();
+    for (const { serial, ...frame } of found) bySerial.set(serial, [...(bySerial.get(serial) ?? []), frame]);
+    return args.map(([serial, limit]) => (bySerial.get(serial) ?? []).slice(0, limit));
+  },
+};
+
+// Every device update of a round in one statement, whatever it changes: a NULL field leaves its
+// column as it is (a frame never sets a field to NULL), `msg` is 0 or 1, a NULL `seen` or `period`
+// leaves the dates or the period alone. A column set to its own value keeps the update HOT.
+const UPDATE_DEVICES = hot(
+  `UPDATE devices d SET ${DEVICE_FIELDS.map((field) => `${field} = COALESCE(u.${field}, d.${field})`).join(', ')}, msgs = d.msgs + u.msg, ` +
+    'firstseen = COALESCE(d.firstseen, u.seen), ' +
+    'lastseen = CASE WHEN u.seen IS NOT NULL AND (d.lastseen IS NULL OR d.lastseen < u.seen) THEN u.seen ELSE d.lastseen END, ' +
+    'period_s = COALESCE(u.period, d.period_s) ' +
+    `FROM unnest($1::bigint[], ${DEVICE_FIELDS.map((_, i) => `$${i + 2}::text[]`).join(', ')}, $${DEVICE_FIELDS.length + 2}::integer[], ` +
+    `$${DEVICE_FIELDS.length + 3}::bigint[], $${DEVICE_FIELDS.length + 4}::integer[]) u(id, ${DEVICE_FIELDS.join(', ')}, msg, seen, period) ` +
+    'WHERE d.id = u.id AND d.id = ANY($1::bigint[]) RETURNING d.*',
+);
 
 /**
- * One statement per shape, as ingest-queries.ts's `updateDeviceQuery`: the arguments are the
- * fields' values, then the time heard (if any), then the device id; each answered with the device
- * as it is afterwards.
+ * Applies each update — the device id, each of DEVICE_FIELDS (null: unchanged), messages added
+ * (0/1), time heard and announced period (null: none) — answered with the device as it is afterwards.
  */
-export function updateDevices(fields: readonly DeviceField[], message: boolean, seen: boolean): BatchedStatement<unknown[], DeviceRow | undefined> {
-  const key = `${fields.join(',')}|${message}|${seen}`;
-  let statement = deviceUpdates.get(key);
-  if (statement !== undefined) return statement;
-  const names = [...fields, ...(seen ? ['seen'] : []), 'id'];
-  const types = [...fields.map(() => 'text'), ...(seen ? ['bigint'] : []), 'bigint'];
-  const sets = [
-    ...fields.map((field) => `${field} = u.${field}`),
-    ...(message ? ['msgs = d.msgs + 1'] : []),
-    ...(seen ? ['firstseen = COALESCE(d.firstseen, u.seen)', 'lastseen = CASE WHEN d.lastseen IS NULL OR d.lastseen < u.seen THEN u.seen ELSE d.lastseen END'] : []),
-  ];
-  const text = hot(
-  `UPDATE devices d SET ${sets.join(', ')} FROM unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')}) u(${names.join(', ')}) ` +
-      `WHERE d.id = u.id AND d.id = ANY($${names.length}::bigint[]) RETURNING d.*`,
-  );
-  statement = {
-    async run(trx, args) {
-      return matched(args, await rows<DeviceRow>(trx, text, columns(args, names.length)), (arg) => arg[arg.length - 1], (row) => row.id);
-    },
-  };
-  deviceUpdates.set(key, statement);
-  return statement;
-}
+export const updateDevices: BatchedStatement<unknown[], DeviceRow | undefined> = {
+  async run(trx, args) {
+    return matched(args, await rows<DeviceRow>(trx, UPDATE_DEVICES, columns(args, DEVICE_FIELDS.length + 4)), (arg) => arg[0], (row) => row.id);
+  },
+};
 
 /** PostgreSQL types of the message columns, for unnest. */
 const MESSAGE_TYPES: Record<(typeof MESSAGE_COLUMNS)[number], string> = {

@@ -118,11 +118,19 @@ export type DeviceField = (typeof DEVICE_FIELDS)[number];
 
 const deviceUpdates = new Map<string, ReturnType<typeof deviceUpdate>>();
 
+/** Which columns an update writes: fields, whether a message is counted, whether the device was heard, whether it announced its period. */
+export interface DeviceUpdateShape {
+  fields: readonly DeviceField[];
+  message: boolean;
+  seen: boolean;
+  period: boolean;
+}
+
 /**
- * One prepared update per shape — which fields, whether a message is counted, whether the device
- * was heard — with arguments: the fields' values, then the time heard (if any), then the device id.
+ * One prepared update per shape, with arguments: the fields' values, then the time heard (if any),
+ * then the announced period (if any), then the device id.
  */
-function deviceUpdate(fields: readonly DeviceField[], message: boolean, seen: boolean) {
+function deviceUpdate({ fields, message, seen, period }: DeviceUpdateShape) {
   return prepared((db: Db, ...v: unknown[]) => {
     const seenAt = v[fields.length] as number;
     return db
@@ -134,17 +142,18 @@ function deviceUpdate(fields: readonly DeviceField[], message: boolean, seen: bo
           firstseen: eb.fn.coalesce('firstseen', eb.val(seenAt)),
           lastseen: sql<number>`CASE WHEN lastseen IS NULL OR lastseen < ${seenAt} THEN ${seenAt} ELSE lastseen END`,
         }),
+        ...(period && { period_s: v[v.length - 2] as number }),
       }))
       .where('id', '=', v[v.length - 1] as number)
       .returningAll();
   });
 }
 
-export function updateDeviceQuery(fields: readonly DeviceField[], message: boolean, seen: boolean) {
-  const key = `${fields.join(',')}|${message}|${seen}`;
+export function updateDeviceQuery(shape: DeviceUpdateShape) {
+  const key = `${shape.fields.join(',')}|${shape.message}|${shape.seen}|${shape.period}`;
   let query = deviceUpdates.get(key);
   if (query === undefined) {
-    query = deviceUpdate(fields, message, seen);
+    query = deviceUpdate(shape);
     deviceUpdates.set(key, query);
   }
   return query;

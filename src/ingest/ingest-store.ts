@@ -58,6 +58,13 @@ export interface DeviceChanges {
   message?: boolean;
   /** the device was heard at this time (epoch ms) */
   seenAt?: number;
+  /** the device announced it sends a keep-alive this often (seconds) */
+  periodS?: number;
+}
+
+/** A device update as the batched statement takes it (batched-queries.ts `updateDevices`). */
+function deviceUpdate(id: number, changes: DeviceChanges): unknown[] {
+  return [id, ...q.DEVICE_FIELDS.map((field) => changes.fields?.[field] ?? null), changes.message ? 1 : 0, changes.seenAt ?? null, changes.periodS ?? null];
 }
 
 /** The module state columns an uplink writes, or undefined when it writes none. */
@@ -73,6 +80,9 @@ function moduleState(serial: string, { newest, lastWhenMs }: ModuleChanges): b.M
  * those of the round's other uplinks (batched-queries.ts).
  */
 export class IngestStore {
+  /** Lookups sent ahead (PostgreSQL rounds), by what they look up. */
+  private readonly ahead = new Map<string, Promise<unknown>>();
+
   constructor(
     readonly trx: Kysely<Database>,
     /** `SELECT … FOR UPDATE` is available (it is wherever SKIP LOCKED is): serialize a module's uplinks across processes. */
@@ -163,8 +173,35 @@ export class IngestStore {
       .execute();
   }
 
+  /**
+   * In a round, sends the lookups of `recentFrames` (when `recent` is given) and of `childDevice`
+   * (when `child` is) with the call the job makes next, in the same round trip; those methods then
+   * answer from them. Elsewhere it does nothing. Only what the job may not need anyway is looked up.
+   */
+  lookAhead(serial: string, { recent, child }: { recent?: number; child?: number }): void {
+    const round = this.round;
+    if (!round) return;
+    const send = <T>(key: string, lookup: () => Promise<T>) => {
+      const pending = lookup();
+      // Read later, or never when the uplink turns out to be another station's copy.
+      pending.catch(() => {});
+      this.ahead.set(key, pending);
+    };
+    if (recent !== undefined) send(`recent ${recent}`, () => round.add(b.recentFrames, [serial, recent], true));
+    if (child !== undefined) send(`child ${child}`, () => round.add(b.childDevices, [serial, child], true));
+  }
+
+  private sentAhead<T>(key: string): Promise<T> | undefined {
+    const pending = this.ahead.get(key);
+    this.ahead.delete(key);
+    return pending as Promise<T> | undefined;
+  }
+
   /** The module's newest messages, newest first (keyset scan on the history index). */
   async recentFrames(serial: string, limit: number): Promise<RecentFrame[]> {
+    const ahead = this.sentAhead<RecentFrame[]>(`recent ${limit}`);
+    if (ahead) return ahead;
+    if (this.round) return this.round.add(b.recentFrames, [serial, limit]);
     return this.trx
       .selectFrom('messages')
       .select(['entry_id', 'frame_type', 'stamp', 'frame'])
@@ -178,7 +215,8 @@ export class IngestStore {
 
   /** Device `<serial>/<index>` of the module, created on first mention. */
   async childDevice(moduleSerial: string, index: number): Promise<DeviceRow> {
-    const [existing] = await q.childDevice(this.trx, moduleSerial, index);
+    const ahead = this.sentAhead<DeviceRow | undefined>(`child ${index}`);
+    const [existing] = ahead ? [await ahead] : this.round ? [await this.round.add(b.childDevices, [moduleSerial, index])] : await q.childDevice(this.trx, moduleSerial, index);
     if (existing) return existing;
     await this.trx
       .insertInto('devices')
@@ -190,14 +228,24 @@ export class IngestStore {
     return created;
   }
 
-  /** Applies the changes and returns the device as it is afterwards. */
-  async updateDevice(id: number, changes: DeviceChanges): Promise<DeviceRow> {
+  /** Applies the changes to each device (distinct ones) and returns them as they are afterwards (one statement on PostgreSQL). */
+  async updateDevices(updates: readonly (readonly [number, DeviceChanges])[]): Promise<DeviceRow[]> {
+    const round = this.round;
+    const rows = round
+      ? await Promise.all(updates.map(([id, changes], i) => round.add(b.updateDevices, deviceUpdate(id, changes), i > 0)))
+      : await updates.reduce<Promise<(DeviceRow | undefined)[]>>(async (done, [id, changes]) => [...(await done), await this.updateDeviceAlone(id, changes)], Promise.resolve([]));
+    return rows.map((row, i) => {
+      if (!row) throw new Error(`device ${updates[i][0]} not found`);
+      return row;
+    });
+  }
+
+  private async updateDeviceAlone(id: number, changes: DeviceChanges): Promise<DeviceRow | undefined> {
     const fields = q.DEVICE_FIELDS.filter((field) => changes.fields?.[field] !== undefined);
     const seen = changes.seenAt !== undefined;
-    const values = [...fields.map((field) => changes.fields?.[field]), ...(seen ? [changes.seenAt] : []), id];
-    const message = changes.message === true;
-    const [row] = this.round ? [await this.round.add(b.updateDevices(fields, message, seen), values)] : await q.updateDeviceQuery(fields, message, seen)(this.trx, ...values);
-    if (!row) throw new Error(`device ${id} not found`);
+    const period = changes.periodS !== undefined;
+    const values = [...fields.map((field) => changes.fields?.[field]), ...(seen ? [changes.seenAt] : []), ...(period ? [changes.periodS] : []), id];
+    const [row] = await q.updateDeviceQuery({ fields, message: changes.message === true, seen, period })(this.trx, ...values);
     return row;
   }
 

@@ -1,13 +1,15 @@
 import type { Logger } from 'pino';
-import type { IngestStore } from './ingest-store.js';
+import type { IngestModule, IngestStore } from './ingest-store.js';
+import { statusUpdate } from '../protocol/udm/index.js';
+import type { Frame } from '../protocol/udm/index.js';
 import type { DateText } from './device-context.js';
 import type { IngestResult, Uplink } from './uplink.js';
 import { resolveModule } from './steps/resolve-module.js';
 import { storeRaw } from './steps/store-raw.js';
 import { decodeFrame } from './steps/decode-frame.js';
 import { updateModule } from './steps/update-module.js';
-import { detectRepetition } from './steps/detect-repetition.js';
-import { resolveDevice } from './steps/resolve-device.js';
+import { detectRepetition, RECENT_MESSAGES } from './steps/detect-repetition.js';
+import { concernedEntry, resolveDevice } from './steps/resolve-device.js';
 import { applyDeviceState } from './steps/apply-state.js';
 import { receptionTime, storeMessage } from './steps/store-message.js';
 import { raiseAlerts } from './steps/raise-alerts.js';
@@ -19,6 +21,12 @@ export interface PipelineEnv {
   now: () => number;
 }
 
+/** Sends ahead the lookups of repetition detection (a retried frame) and of a child device. */
+function lookAhead(store: IngestStore, module: IngestModule, frame: Frame): void {
+  const entry = concernedEntry(frame, statusUpdate(frame)).entry;
+  store.lookAhead(module.serial, { ...(frame.header.retry && { recent: RECENT_MESSAGES }), ...(entry !== 0 && { child: entry }) });
+}
+
 /**
  * One uplink, start to finish, on one transaction (`store`). Each step is a small function in
  * `steps/`; a step that rejects the uplink does so before anything is written, so a rejected uplink
@@ -27,6 +35,9 @@ export interface PipelineEnv {
 export async function runPipeline(store: IngestStore, uplink: Uplink, env: PipelineEnv): Promise<IngestResult> {
   const module = await resolveModule(store, uplink);
   const now = env.now();
+  const decoded = decodeFrame(module, uplink.data);
+  // What later steps will look up goes with the raw message's insert where statements are batched.
+  if (decoded.ok) lookAhead(store, module, decoded.frame);
   const raw = await storeRaw(store, module, uplink, now);
   const result: IngestResult = {
     uplink: raw.outcome,
@@ -37,7 +48,6 @@ export async function runPipeline(store: IngestStore, uplink: Uplink, env: Pipel
   // Another station's copy, or a replay: decoded, counted and delivered already.
   if (raw.outcome !== 'new') return result;
 
-  const decoded = decodeFrame(module, uplink.data);
   const changes = await updateModule(store, module, uplink, decoded.ok ? decoded.frame : undefined, decoded.ok ? decoded.switchTo : undefined);
   if (!decoded.ok) {
     await store.updateModule(module.serial, changes);

@@ -40,12 +40,17 @@ export class Round {
     }
   }
 
-  add<A, R>(statement: BatchedStatement<A, R>, arg: A): Promise<R> {
+  /**
+   * Queues `arg` for the statement's next run. `alongside`: the calling job already waits on another
+   * call made in this same turn, so this one does not count as one more job waiting.
+   */
+  add<A, R>(statement: BatchedStatement<A, R>, arg: A, alongside = false): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       const key = statement as BatchedStatement<unknown, unknown>;
       const calls = this.calls.get(key) ?? [];
       calls.push({ arg, resolve: resolve as (value: unknown) => void, reject });
       this.calls.set(key, calls);
+      if (alongside) return;
       this.waiting++;
       if (!this.flushIfAllWait() && !this.scheduled) {
         this.scheduled = true;
@@ -68,11 +73,16 @@ export class Round {
     const batches = [...this.calls];
     this.calls.clear();
     this.waiting = 0;
-    for (const [statement, calls] of batches) {
-      statement.run(this.trx, calls.map((call) => call.arg)).then(
-        (results) => calls.forEach((call, i) => call.resolve(results[i])),
-        (error: unknown) => calls.forEach((call) => call.reject(error)),
-      );
-    }
+    if (batches.length === 0) return;
+    // Answered together once every statement of the flush is done: the jobs go on side by side
+    // and reach their next statements in the same turn, rather than in as many rounds as answers.
+    const runs = batches.map(([statement, calls]) => statement.run(this.trx, calls.map((call) => call.arg)));
+    void Promise.allSettled(runs).then((settled) =>
+      settled.forEach((outcome, i) => {
+        const calls = batches[i][1];
+        if (outcome.status === 'fulfilled') calls.forEach((call, j) => call.resolve(outcome.value[j]));
+        else calls.forEach((call) => call.reject(outcome.reason));
+      }),
+    );
   }
 }

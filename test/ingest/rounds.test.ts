@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects } from '../helpers/database.js';
 import { startApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
-import { frames } from '../helpers/uplinks.js';
+import { frames, hex } from '../helpers/uplinks.js';
 import { GroupCommit } from '../../src/ingest/group-commit.js';
 import type { BatchedStatement } from '../../src/ingest/round.js';
 import { catalogCsv, generatedModules } from '../../src/simulator/fleet.js';
@@ -53,6 +53,42 @@ describe.each(dialects)('ingest batches (%s)', (dialect) => {
       expect(device).toEqual({ msgs: 2, losts: 0 });
       const module = await db.selectFrom('modules').select(['last_seq', 'last_time_s', 'last_cpt']).where('serial', '=', serial).executeTakeFirstOrThrow();
       expect(module).toEqual({ last_seq: 101 + serials.indexOf(serial), last_time_s: time + 1, last_cpt: 2 });
+    }
+  });
+
+  it('applies children’s uplinks arriving at once: a child created on first mention, its period and dates written, the gateway seen, repetitions found', async () => {
+    const time = 1_810_000_000;
+    // Keep-alives read differently in UDM22: the modules speaking UDM23.
+    const modules = generatedModules(MODULES).filter((m) => m.protocol === 'UDM23').map((m) => m.serial);
+    const wave = (seq: number, data: (serial: string) => string) =>
+      Promise.all(modules.map((device, m) => post({ device, time: time + seq, data: data(device), seqNumber: 1000 + 10 * m + seq, station: 'B001', rssi: -100, snr: 8 })));
+    const first = await wave(0, () => frames.keepAlive(1, 1, 2));
+    expect(first.map((a) => a.body.frame)).toEqual(modules.map(() => 'message'));
+    // Child 1 now exists: its look-up goes ahead with the raw message, like the repetitions' below.
+    const second = await wave(1, () => frames.keepAlive(2, 1, 3));
+    expect(second.map((a) => a.body.frame)).toEqual(modules.map(() => 'message'));
+    // The same frame again with its retry bit set (and its own counter): a repetition, no message.
+    const again = await wave(2, () => hex(0x80 | 3, ...Buffer.from(frames.keepAlive(2, 1, 3), 'hex').subarray(1)));
+    expect(again.map((a) => a.body.frame)).toEqual(modules.map(() => 'repetition'));
+
+    const db = app.context.storage.db;
+    const devices = await db
+      .selectFrom('devices')
+      .select(['module_serial', 'idx', 'msgs', 'period_s', 'firstseen', 'lastseen'])
+      .where('module_serial', 'in', modules)
+      .where('idx', 'in', [0, 1])
+      .orderBy('module_serial')
+      .orderBy('idx')
+      .execute();
+    const messages = await db.selectFrom('messages').select(['module_serial', 'when_ms']).where('time_s', '>=', time).execute();
+    expect(messages).toHaveLength(2 * modules.length);
+    for (const serial of modules) {
+      const [gateway, child] = devices.filter((d) => d.module_serial === serial);
+      const newest = Math.max(...messages.filter((m) => m.module_serial === serial).map((m) => m.when_ms));
+      expect(child).toMatchObject({ idx: 1, msgs: 2, period_s: 3 * 3600, lastseen: newest });
+      expect(child.firstseen).toBeLessThan(newest);
+      // The gateway forwarded both: seen, but neither message nor period is its own.
+      expect(gateway).toMatchObject({ idx: 0, lastseen: newest, period_s: null });
     }
   });
 

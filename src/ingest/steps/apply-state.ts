@@ -1,5 +1,6 @@
 import type { Frame } from '../../protocol/udm/index.js';
 import type { DeviceRow } from '../../storage/schema.js';
+import { announcedPeriod } from '../../monitoring/alarms.js';
 import type { DeviceChanges, IngestModule, IngestStore } from '../ingest-store.js';
 import type { Concerned } from './resolve-device.js';
 
@@ -23,7 +24,8 @@ export function contribution(frame: Frame, concerned: Concerned): Contribution {
 /**
  * Step 7: device state, applied as each message arrives. The concerned device gets the fields and
  * one more message; the device that was heard (the concerned one, unless the gateway reports on a
- * child) gets `firstseen`/`lastseen`, and so does the gateway whenever it forwards for a child.
+ * child) gets `firstseen`/`lastseen` and the keep-alive period its frame announces (the watchdog's
+ * expected period), and the gateway gets `firstseen`/`lastseen` whenever it forwards for a child.
  */
 export async function applyDeviceState(
   store: IngestStore,
@@ -34,7 +36,10 @@ export async function applyDeviceState(
 ): Promise<{ device: DeviceRow; contrib: Contribution }> {
   const contrib = contribution(frame, concerned);
   const heard = concerned.device.idx === frame.header.entryId;
-  const device = await store.updateDevice(concerned.device.id, { fields: contrib, message: true, ...(heard && { seenAt: whenMs }) });
-  if (device.idx !== 0) await store.updateDevice(module.device.id, { seenAt: whenMs });
+  const periodS = announcedPeriod(frame);
+  const announced = periodS !== undefined ? { periodS } : {};
+  const updates: [number, DeviceChanges][] = [[concerned.device.id, { fields: contrib, message: true, ...(heard && { seenAt: whenMs, ...announced }) }]];
+  if (concerned.device.idx !== 0) updates.push([module.device.id, { seenAt: whenMs, ...(!heard && announced) }]);
+  const [device] = await store.updateDevices(updates);
   return { device, contrib };
 }

@@ -1,6 +1,6 @@
 import type { Frame } from '../../protocol/udm/index.js';
 import type { Alert } from '../../domain/alerts.js';
-import { alarmEffect, announcedPeriod } from '../../monitoring/alarms.js';
+import { alarmEffect } from '../../monitoring/alarms.js';
 import { AlertsRepository } from '../../storage/alerts-repository.js';
 import { enqueueAlertDeliveries } from '../../delivery/outbox.js';
 import { publish } from '../../storage/notifications.js';
@@ -18,9 +18,9 @@ const NONE: AlertChanges = { raised: [], ended: [] };
 /**
  * Step 9: alerts of watched devices. A device is watched when its own flag or its module's is set.
  * An alarm event raises an alert on the device it concerns (at most one open per kind), its "OK"
- * event ends it, and any uplink ends a lost-contact alert on the devices it shows alive. A keep-alive
- * records its sender's announced interval, the watchdog's expected period. Devices nobody watches
- * cost nothing here but that keep-alive write.
+ * event ends it, and any uplink ends a lost-contact alert on the devices it shows alive (a keep-alive's
+ * announced interval, the watchdog's expected period, is written with the device state). Devices
+ * nobody watches cost nothing here.
  */
 export async function raiseAlerts(
   store: IngestStore,
@@ -30,10 +30,6 @@ export async function raiseAlerts(
   message: { id: number; whenMs: number },
 ): Promise<AlertChanges> {
   const heard = device.idx === frame.header.entryId ? device : module.device;
-  const period = announcedPeriod(frame);
-  if (period !== undefined && heard.period_s !== period) {
-    await store.trx.updateTable('devices').set({ period_s: period }).where('id', '=', heard.id).execute();
-  }
   const moduleWatched = module.device.watched === 1;
   if (!moduleWatched && device.watched !== 1) return NONE;
   return announce(store, await watchedDevice(store, module, frame, device, heard, message));
