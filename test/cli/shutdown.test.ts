@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSnsr } from '../helpers/cli.js';
+import { openStorage } from '../../src/storage/storage.js';
 import { get, rawClient, timed } from '../helpers/sockets.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'snsr-shutdown-'));
@@ -42,5 +43,30 @@ describe('snsr serve on SIGTERM', () => {
     expect(elapsed).toBeGreaterThanOrEqual(grace - 100);
     expect(elapsed).toBeLessThan(grace + 3000);
     expect(output()).toMatch(/shutting down/);
+  });
+});
+
+describe('snsr serve with SMTP', () => {
+  it('runs the alert mailer, which gives its lease up on SIGTERM so another process sends at once', { timeout: 60_000 }, async () => {
+    const database = join(dir, 'mailer.sqlite');
+    const { child } = await startSnsr(['serve'], {
+      SNSR_DATABASE_URL: database,
+      SNSR_SECRET: 'test-secret',
+      SNSR_SMTP_URL: 'smtp://127.0.0.1:2525',
+      SNSR_PUBLIC_URL: 'https://snsr.example.com',
+      PORT: '0',
+      HOST: '127.0.0.1',
+    });
+    const storage = await openStorage(database, { migrate: false });
+    try {
+      const holders = () => storage.db.selectFrom('leases').select('owner').where('name', '=', 'alert-mailer').execute();
+      await expect.poll(holders, { timeout: 20_000 }).toHaveLength(1);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(await holders()).toEqual([]);
+    } finally {
+      await storage.close();
+    }
   });
 });

@@ -2,7 +2,9 @@ import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.js';
 import type { Context } from '../../src/context.js';
-import type { AlertMailer } from '../../src/integrations/email/alert-mailer.js';
+import { AlertMailer } from '../../src/integrations/email/alert-mailer.js';
+import { Lease } from '../../src/monitoring/lease.js';
+import { AlertEmailsRepository } from '../../src/storage/alert-emails-repository.js';
 import { dialects } from '../helpers/database.js';
 import { createDeveloper, importCatalog, startApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
@@ -153,6 +155,30 @@ describe.each(dialects)('alert emails (%s)', (dialect) => {
     await alarm('0ACE', frames.batteryOk(5));
     await alarm('0ACE', frames.tempOk(6));
     await alarm('C0FE', frames.tempOk(8));
+  });
+
+  it('marks what SMTP accepted before anything else when the database failed to, and does not email it again', async () => {
+    const store = new AlertEmailsRepository(app.context.storage.db);
+    let failures = 1;
+    const markSent = store.markSent.bind(store);
+    store.markSent = async (ids) => {
+      if (failures-- > 0) throw new Error('database unavailable');
+      await markSent(ids);
+    };
+    const lease = new Lease(app.context.storage.db, app.context.storage.capabilities, 'alert-mailer', 'flaky', 60_000);
+    const settings = { ...FAST, publicUrl: PUBLIC, sendTimeoutMs: 10_000 };
+    const mailer = new AlertMailer(store, app.context.mailer!, lease, app.context.notifier, settings, pino({ level: 'silent' }), () => {});
+    running.push(mailer);
+    await alarm('C0FE', frames.tempHigh(9));
+    await expect(mailer.pass()).rejects.toThrow('database unavailable');
+    await smtp.next('alice@example.com', /temperature/);
+    expect(await waiting()).toBe(1);
+    expect(await mailer.pass()).toMatchObject({ sent: 0, failed: 0 });
+    expect(await waiting()).toBe(0);
+    mailer.start();
+    await barrier();
+    expect(smtp.received.filter((received) => received.to.includes('alice@example.com'))).toEqual([]);
+    await alarm('C0FE', frames.tempOk(10));
   });
 
   it.runIf(dialect === 'postgres')('emails each alert once with two processes sending, the second taking over when the first stops', async () => {

@@ -53,6 +53,8 @@ export class AlertMailer {
   private readonly lastSent = new Map<number, number>();
   private readonly retries = new Map<number, Retry>();
   private smtp: Retry = { attempts: 0, at: 0 };
+  /** Alerts SMTP accepted but not yet marked sent (the database failed): marked before anything else. */
+  private unmarked: number[] = [];
 
   constructor(
     private readonly store: AlertEmailsRepository,
@@ -82,6 +84,7 @@ export class AlertMailer {
   async pass(): Promise<{ sent: number; failed: number; dueAt: number }> {
     const outcome = { sent: 0, failed: 0, dueAt: Infinity };
     if (!(await this.lease.acquire())) return outcome;
+    await this.markUnmarked();
     if (Date.now() < this.smtp.at) return { ...outcome, dueAt: this.smtp.at };
     this.forgetOld(Date.now());
     for (const [accountId, ids] of await this.store.waiting(PASS_LIMIT)) {
@@ -113,7 +116,8 @@ export class AlertMailer {
         this.log.warn({ err: error, accountId, retryInMs: retry.at - now }, 'alert email refused by SMTP; retrying later');
         continue;
       }
-      await this.store.markSent(digest.ids);
+      this.unmarked.push(...digest.ids);
+      await this.markUnmarked();
       this.smtp = { attempts: 0, at: 0 };
       this.retries.delete(accountId);
       this.lastSent.set(accountId, Date.now());
@@ -122,6 +126,13 @@ export class AlertMailer {
       this.log.info({ accountId, alerts: digest.ids.length }, 'alert email sent');
     }
     return outcome;
+  }
+
+  /** Marks what SMTP accepted; if the database fails, the ids stay here and are never emailed again by this process. */
+  private async markUnmarked(): Promise<void> {
+    if (this.unmarked.length === 0) return;
+    await this.store.markSent(this.unmarked);
+    this.unmarked = [];
   }
 
   private async send(email: Parameters<Mailer['send']>[0]): Promise<void> {
