@@ -154,13 +154,13 @@ describe.skipIf(!run)('the dashboard with a fleet of 10,000 modules, in Chromium
     await page.locator('tr[data-serial="F0000011"]').getByText('Cold store pump').waitFor();
   });
 
-  it('the decoder takes 0x and spaces, and an error clears the previous result', async () => {
+  it('the decoder takes 0x, spaces and either case, and an error clears the previous result', async () => {
     await page.goto(`${server.url}/decoder`);
     await heading('Decoder').waitFor();
-    await page.getByLabel('Frame (hex)').fill('0x02 03 00 18 91 67');
+    await page.getByLabel('Frame (hex)').fill('0X12 01 01 29 fa 2A e8 07 74 70');
     await page.getByRole('button', { name: 'Decode' }).click();
     await page.getByRole('region', { name: 'Decoded' }).getByText('Valid UDM23 frame').waitFor();
-    expect(new URL(page.url()).searchParams.get('frame')).toBe('020300189167');
+    expect(new URL(page.url()).searchParams.get('frame')).toBe('12010129FA2AE8077470');
     await page.getByLabel('Frame (hex)').fill('0x02 zz');
     await page.getByRole('button', { name: 'Decode' }).click();
     await page.getByRole('alert').filter({ hasText: 'Enter the frame as hexadecimal digits' }).waitFor();
