@@ -46,6 +46,8 @@ export interface Notifier {
 export interface NotificationTransport {
   /** Sends notifications on `connection`, inside its transaction if it is in one. */
   send(connection: DatabaseConnection, items: Notification[]): Promise<void>;
+  /** Sends a transaction's notifications and commits it, in one round trip. */
+  sendAndCommit(connection: DatabaseConnection, items: Notification[]): Promise<void>;
   /** Starts receiving `channel`; `deliver` is called with each notification received. */
   listen(channel: Channel, deliver: (channel: Channel, payload: string) => void): Promise<void>;
   close(): Promise<void>;
@@ -141,8 +143,8 @@ export class TransactionalNotifier implements Notifier {
         driver.commitTransaction = async (connection) => {
           const items = [...(this.pending.get(connection)?.values() ?? [])];
           this.pending.delete(connection);
-          if (items.length > 0) await this.transport?.send(connection, items);
-          await commit(connection);
+          if (items.length > 0 && this.transport) await this.transport.sendAndCommit(connection, items);
+          else await commit(connection);
           if (items.length > 0 && !this.transport) this.deliverSoon(items);
         };
         driver.rollbackTransaction = async (connection) => {

@@ -61,6 +61,23 @@ describe.each(dialects)('notifier (%s)', (dialect) => {
     expect(received).toEqual(['{"id":1}', '{"id":2}']);
   });
 
+  it('commits the transaction its notifications go with, and sends their payloads as written', async () => {
+    database = await freshDatabase(dialect);
+    const storage = await open();
+    const received = await recorded(storage, 'alerts');
+    const odd = ["it's", 'back\\slash \\\'', '$1 $$ ; commit; --', 'é ✓'];
+    await storage.db.transaction().execute(async (trx) => {
+      await trx.insertInto('settings').values({ name: 'notified', value: 'yes' }).execute();
+      for (const payload of odd) await storage.notifier.publish(trx, 'alerts', payload);
+    });
+    await eventually(async () => received, (list) => list.length >= odd.length);
+    await settle(storage, received, 'alerts');
+    expect(received).toEqual(odd);
+    const other = await open();
+    const row = await other.db.selectFrom('settings').select('value').where('name', '=', 'notified').executeTakeFirst();
+    expect(row?.value).toBe('yes');
+  });
+
   it('drops what a rolled-back transaction published', async () => {
     database = await freshDatabase(dialect);
     const storage = await open();

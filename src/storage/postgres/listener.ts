@@ -19,6 +19,16 @@ const notifyAll = (items: Notification[]) =>
   ]);
 
 /**
+ * The notifications, then COMMIT, as one simple-protocol text (values written as literals): the
+ * commit that follows every ingest batch costs no round trip of its own. An error in the first
+ * statement skips the COMMIT, and the caller rolls back as after any failed commit.
+ */
+const notifyAndCommit = (items: Notification[]) =>
+  CompiledQuery.raw(
+    `select pg_notify(c, p) from (values ${items.map((item) => `(${pg.escapeLiteral(serverName(item.channel))}, ${pg.escapeLiteral(item.payload)})`).join(', ')}) as n(c, p); commit`,
+  );
+
+/**
  * NOTIFY through the pool's own connections (inside the publishing transaction: PostgreSQL holds
  * it until commit), LISTEN on one dedicated connection outside the pool, opened at the first
  * subscription. A lost listening connection is re-opened with growing pauses and its channels
@@ -40,6 +50,10 @@ export class PostgresTransport implements NotificationTransport {
 
   async send(connection: DatabaseConnection, items: Notification[]): Promise<void> {
     await connection.executeQuery(notifyAll(items));
+  }
+
+  async sendAndCommit(connection: DatabaseConnection, items: Notification[]): Promise<void> {
+    await connection.executeQuery(notifyAndCommit(items));
   }
 
   async listen(channel: Channel, deliver: (channel: Channel, payload: string) => void): Promise<void> {
