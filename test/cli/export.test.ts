@@ -10,10 +10,16 @@ import { snsr } from '../helpers/cli.js';
 const dir = mkdtempSync(join(tmpdir(), 'snsr-cli-export-'));
 const env = { SNSR_DATABASE_URL: join(dir, 'snsr.sqlite'), SNSR_SECRET: 'export-secret' };
 const T0 = Date.UTC(2026, 10, 1, 8);
+let appId: number;
 
 beforeAll(async () => {
   const context = await createContext(loadConfig(env), { log: pino({ level: 'silent' }) });
   await context.repositories.modules.importCatalog([{ serial: 'C0FE', key: '1A2B3C4D', pac: '0123456789ABCDEF', protocol: 'UDM23' }]);
+  // Registered (and attached to an app) before its data: a registration starts without earlier data.
+  const { account } = await context.accounts.create('export@example.com', 'Secret123');
+  await context.modules.register(account.id, [{ serial: 'C0FE', key: '1A2B3C4D' }]);
+  appId = (await context.apps.save(account.id, { name: 'export' })).id;
+  await context.apps.attach(account.id, appId, ['C0FE']);
   const device = (await context.repositories.devices.bySerial('C0FE'))!;
   for (let i = 0; i < 3; i++) {
     await context.repositories.messages.insert({
@@ -73,5 +79,25 @@ describe('snsr export (the real binary)', { timeout: 90_000 }, () => {
     const format = await snsr(['export', '--module', 'C0FE', '--format', 'xlsx'], env);
     expect(format.code).toBe(2);
     expect(format.stderr).toMatch(/Allowed choices are csv, ndjson/);
+  });
+
+  it("writes every module of an app with --app, as its owner would download it; an unknown app is exit 1, --module with --app exit 2", async () => {
+    const messages = await snsr(['export', '--app', String(appId)], env);
+    expect(messages.code).toBe(0);
+    expect(messages.stdout).toBe((await snsr(['export', '--module', 'C0FE'], env)).stdout);
+    expect(messages.stdout.split('\r\n').filter(Boolean)).toHaveLength(4);
+    const raw = await snsr(['export', '--app', String(appId), '--raw', '--format', 'ndjson'], env);
+    expect(raw.code).toBe(0);
+    expect(raw.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))).toMatchObject([{ serial: 'C0FE', seq: 7 }]);
+    const unknown = await snsr(['export', '--app', '999'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/app 999 not found/);
+    const both = await snsr(['export', '--app', String(appId), '--module', 'C0FE'], env);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--module SERIAL or --app ID/);
+    const neither = await snsr(['export'], env);
+    expect(neither.code).toBe(2);
+    const zero = await snsr(['export', '--app', '0'], env);
+    expect(zero.code).toBe(2);
   });
 });
