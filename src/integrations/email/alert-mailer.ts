@@ -23,11 +23,20 @@ export interface AlertMailerSettings {
 
 /** Alerts read per pass (all accounts); more waits for the next pass. */
 const PASS_LIMIT = 2000;
+/** Emails in flight at once (nodemailer's pool opens up to 5 connections). */
+const SEND_CONCURRENCY = 4;
 /** Alerts described one by one in an email; the rest are counted. */
 export const DIGEST_DETAIL = 20;
 
 /** The SMTP reply code, when the server answered (a refused recipient); none when it could not be reached. */
 const replyCode = (error: unknown) => (error as { responseCode?: number } | null)?.responseCode;
+
+export interface PassOutcome {
+  sent: number;
+  failed: number;
+  /** when (epoch ms) an account held back (interval, retry) is due */
+  dueAt: number;
+}
 
 interface Retry {
   attempts: number;
@@ -81,58 +90,73 @@ export class AlertMailer {
   }
 
   /** One pass if this process holds the lease: emails sent, and when (epoch ms) an account held back is due. */
-  async pass(): Promise<{ sent: number; failed: number; dueAt: number }> {
-    const outcome = { sent: 0, failed: 0, dueAt: Infinity };
+  async pass(): Promise<PassOutcome> {
+    const outcome: PassOutcome = { sent: 0, failed: 0, dueAt: Infinity };
     if (!(await this.lease.acquire())) return outcome;
     await this.markUnmarked();
     if (Date.now() < this.smtp.at) return { ...outcome, dueAt: this.smtp.at };
     this.forgetOld(Date.now());
+    const due: [number, number[]][] = [];
     for (const [accountId, ids] of await this.store.waiting(PASS_LIMIT)) {
-      if (this.stopped) break;
-      const now = Date.now();
       const dueAt = Math.max((this.lastSent.get(accountId) ?? -Infinity) + this.settings.intervalMs, this.retries.get(accountId)?.at ?? 0);
-      if (dueAt > now) {
-        outcome.dueAt = Math.min(outcome.dueAt, dueAt);
-        continue;
-      }
-      // Renewed before each send: a process that lost the lease (stalled past its term) stops here.
+      if (dueAt > Date.now()) outcome.dueAt = Math.min(outcome.dueAt, dueAt);
+      else due.push([accountId, ids]);
+    }
+    for (let start = 0; start < due.length && !this.stopped; start += SEND_CONCURRENCY) {
+      // Renewed before each round of sends: a process that lost the lease (stalled past its term) stops here.
       if (!(await this.lease.acquire())) break;
-      const digest = await this.store.digest(accountId, ids, DIGEST_DETAIL);
-      if (!digest) continue;
-      try {
-        await this.send(alertEmail(digest, this.settings.publicUrl));
-      } catch (error) {
-        outcome.failed++;
-        this.count('failed');
-        const code = replyCode(error);
-        if (code === undefined) {
-          this.smtp = this.backOff(this.smtp, now);
-          this.log.warn({ err: error, retryInMs: this.smtp.at - now }, 'alert email not sent: SMTP unreachable; retrying later');
-          return { ...outcome, dueAt: this.smtp.at };
-        }
-        const retry = this.backOff(this.retries.get(accountId), now);
-        this.retries.set(accountId, retry);
-        outcome.dueAt = Math.min(outcome.dueAt, retry.at);
-        this.log.warn({ err: error, accountId, retryInMs: retry.at - now }, 'alert email refused by SMTP; retrying later');
-        continue;
+      const now = Date.now();
+      // Settled, not raced: a pass ends only once every send of it is marked or known to have failed.
+      const results = await Promise.allSettled(due.slice(start, start + SEND_CONCURRENCY).map(([accountId, ids]) => this.mailAccount(accountId, ids, now, outcome)));
+      const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+      if (failure) throw failure.reason;
+      const unreachable = results.find((result) => result.status === 'fulfilled' && result.value !== undefined);
+      if (unreachable?.status === 'fulfilled') {
+        this.smtp = this.backOff(this.smtp, now);
+        this.log.warn({ err: unreachable.value, retryInMs: this.smtp.at - now }, 'alert email not sent: SMTP unreachable; retrying later');
+        return { ...outcome, dueAt: this.smtp.at };
       }
-      this.unmarked.push(...digest.ids);
-      await this.markUnmarked();
-      this.smtp = { attempts: 0, at: 0 };
-      this.retries.delete(accountId);
-      this.lastSent.set(accountId, Date.now());
-      outcome.sent++;
-      this.count('sent');
-      this.log.info({ accountId, alerts: digest.ids.length }, 'alert email sent');
     }
     return outcome;
   }
 
-  /** Marks what SMTP accepted; if the database fails, the ids stay here and are never emailed again by this process. */
+  /** Emails one account its waiting alerts and marks them; the error when SMTP could not be reached. */
+  private async mailAccount(accountId: number, ids: number[], now: number, outcome: PassOutcome): Promise<unknown> {
+    const digest = await this.store.digest(accountId, ids, DIGEST_DETAIL);
+    if (!digest) return undefined;
+    try {
+      await this.send(alertEmail(digest, this.settings.publicUrl));
+    } catch (error) {
+      outcome.failed++;
+      this.count('failed');
+      if (replyCode(error) === undefined) return error;
+      const retry = this.backOff(this.retries.get(accountId), now);
+      this.retries.set(accountId, retry);
+      outcome.dueAt = Math.min(outcome.dueAt, retry.at);
+      this.log.warn({ err: error, accountId, retryInMs: retry.at - now }, 'alert email refused by SMTP; retrying later');
+      return undefined;
+    }
+    try {
+      await this.store.markSent(digest.ids);
+    } catch (error) {
+      this.unmarked.push(...digest.ids);
+      throw error;
+    }
+    this.smtp = { attempts: 0, at: 0 };
+    this.retries.delete(accountId);
+    this.lastSent.set(accountId, Date.now());
+    outcome.sent++;
+    this.count('sent');
+    this.log.info({ accountId, alerts: digest.ids.length }, 'alert email sent');
+    return undefined;
+  }
+
+  /** Marks what SMTP accepted but the database failed to mark: never emailed again by this process. */
   private async markUnmarked(): Promise<void> {
     if (this.unmarked.length === 0) return;
-    await this.store.markSent(this.unmarked);
-    this.unmarked = [];
+    const ids = this.unmarked;
+    await this.store.markSent(ids);
+    this.unmarked = this.unmarked.filter((id) => !ids.includes(id));
   }
 
   private async send(email: Parameters<Mailer['send']>[0]): Promise<void> {
