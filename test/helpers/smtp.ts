@@ -13,6 +13,8 @@ export interface TestSmtp {
   /** `smtp://127.0.0.1:<port>`, for SNSR_SMTP_URL. */
   url: string;
   received: ReceivedEmail[];
+  /** Recipients refused with a permanent 550 while listed here. */
+  refused: Set<string>;
   /** Resolves with the first email (received or to come) to `to` matching `subject`, and takes it off the list. */
   next(to: string, subject?: RegExp, timeoutMs?: number): Promise<ReceivedEmail>;
   close(): Promise<void>;
@@ -52,10 +54,15 @@ function decode(raw: string): ReceivedEmail & { headers: Record<string, string> 
 export async function startSmtp(): Promise<TestSmtp> {
   const received: ReceivedEmail[] = [];
   const waiters = new Set<() => void>();
+  const refused = new Set<string>();
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (!refused.has(address.address)) return callback();
+      callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }));
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -77,6 +84,7 @@ export async function startSmtp(): Promise<TestSmtp> {
   return {
     url: `smtp://127.0.0.1:${port}`,
     received,
+    refused,
     next: (to, subject, timeoutMs = 20_000) =>
       new Promise((resolve, reject) => {
         const found = take(to, subject);

@@ -157,6 +157,21 @@ describe.each(dialects)('alert emails (%s)', (dialect) => {
     await alarm('C0FE', frames.tempOk(8));
   });
 
+  it("retries an account whose address SMTP refuses on its own, while the others' emails go out", async () => {
+    smtp.refused.add('bob@example.com');
+    const failedBefore = await emailsCounted('failed');
+    start();
+    await alarm('BEEF', frames.batteryLow(3));
+    await until(() => emailsCounted('failed'), (failed) => failed >= failedBefore + 2); // retried, backing off
+    await alarm('C0FE', frames.batteryLow(20));
+    expect((await smtp.next('alice@example.com')).subject).toBe('snsr alert: battery low (2.85 V) on C0FE');
+    smtp.refused.delete('bob@example.com');
+    expect((await smtp.next('bob@example.com')).subject).toBe('snsr alert: battery low on BEEF') // UDM22 frames carry no voltage;
+    await until(waiting, (count) => count === 0);
+    await alarm('BEEF', frames.batteryOk(4));
+    await alarm('C0FE', frames.batteryOk(21));
+  });
+
   it('marks what SMTP accepted before anything else when the database failed to, and does not email it again', async () => {
     const store = new AlertEmailsRepository(app.context.storage.db);
     let failures = 1;
