@@ -1,5 +1,5 @@
 // `GET /iot/devices/msgs/history.json?amount=20` over real HTTP, for a random module of 1,000 per
-// request, with 10,000 and then 10,000,000 stored messages (BENCH_HISTORY_LARGE), built directly in
+// request, with 20,000 (20 per module) and then 10,000,000 stored messages (BENCH_HISTORY_LARGE), built directly in
 // SQL, on SQLite and PostgreSQL. Beside it, in the same run: the floor, a bare Fastify server (no
 // plugin, no hook, no schema) answering the very bytes of a 20-message history page, and on the snsr
 // server a route answering a constant 20-message array through the same response schema. The servers
@@ -28,7 +28,8 @@ import { benchDatabase } from '../test/helpers/scratch-database.js';
 import { backendCpuMs, backendCpuSpent } from './lib/backend-cpu.js';
 
 const MODULES = 1000;
-const SMALL = 10_000;
+/** 20 messages per module: history answers the full amount=20 page at both sizes (with 10,000 it had 10). */
+const SMALL = 20_000;
 const LARGE = Number(process.env.BENCH_HISTORY_LARGE ?? 10_000_000);
 const CONNECTIONS = 8;
 const ROUNDS = 5;
@@ -276,12 +277,13 @@ async function benchDialect(dialect: 'sqlite' | 'postgres', measure: ReturnType<
     const server = await buildServer(context);
     // The yardstick: 20 real messages, answered as a constant through the same response schema.
     const scope = await context.devices.byToken(tokens[0]!);
-    const constant = JSON.parse(storedPageJson(await context.devices.messages(scope, {}, { amount: 20 }))) as ReturnType<typeof presentMessage>[];
+    // Taken again at each size (below), so that they answer what history answers then.
+    let constant = JSON.parse(storedPageJson(await context.devices.messages(scope, {}, { amount: 20 }))) as ReturnType<typeof presentMessage>[];
     server.get('/bench/constant.json', { schema: { response: { 200: Type.Array(MessageSchema) } } }, async () => constant);
     await server.listen({ host: '127.0.0.1', port: 0 });
     const port = (server.server.address() as { port: number }).port;
     // The floor: what this machine's HTTP stack costs for the same answer, with nothing of snsr.
-    const page = storedPageJson(await context.devices.messages(scope, {}, { amount: 20 }));
+    let page = storedPageJson(await context.devices.messages(scope, {}, { amount: 20 }));
     const bare = Fastify();
     bare.get('/floor.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(page));
     await bare.listen({ host: '127.0.0.1', port: 0 });
@@ -311,6 +313,8 @@ async function benchDialect(dialect: 'sqlite' | 'postgres', measure: ReturnType<
       if (size === LARGE) {
         filled = Date.now();
         await fill(context, SMALL / MODULES, LARGE / MODULES);
+        page = storedPageJson(await context.devices.messages(scope, {}, { amount: 20 }));
+        constant = JSON.parse(page) as ReturnType<typeof presentMessage>[];
         console.log(`${dialect}: filled ${fmt(await count(context))} messages in ${fmt(smallFill + (Date.now() - filled) / 1000, 1)} s`);
       }
       figures[size] = await measure(tokens, routes, postgresUrl);
