@@ -21,6 +21,8 @@ export interface Alert {
   moduleSerial: string;
   deviceId: number;
   deviceSerial: string;
+  /** the name the owner gave the device, as it is now (null: unnamed) */
+  deviceName: string | null;
   kind: AlertKind;
   message: string;
   raised: Date;

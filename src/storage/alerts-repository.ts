@@ -4,7 +4,7 @@ import type { Alert, AlertKind, AlertPage } from '../domain/alerts.js';
 import type { AlertRow, Database } from './schema.js';
 import { publish } from './notifications.js';
 
-type AlertWithDevice = AlertRow & { device_serial: string };
+type AlertWithDevice = AlertRow & { device_serial: string; device_name: string | null };
 
 const toAlert = (row: AlertWithDevice): Alert => ({
   id: row.id,
@@ -12,6 +12,7 @@ const toAlert = (row: AlertWithDevice): Alert => ({
   moduleSerial: row.module_serial,
   deviceId: row.device_id,
   deviceSerial: row.device_serial,
+  deviceName: row.device_name,
   kind: row.kind as AlertKind,
   message: row.message,
   raised: new Date(row.raised_at),
@@ -65,9 +66,9 @@ export class AlertsRepository {
       .updateTable('devices')
       .set((eb) => ({ alerts: eb('alerts', '+', 1) }))
       .where('id', '=', alert.deviceId)
-      .returning('serial')
+      .returning(['serial', 'name'])
       .executeTakeFirstOrThrow();
-    return toAlert({ ...row, device_serial: device.serial });
+    return toAlert({ ...row, device_serial: device.serial, device_name: device.name });
   }
 
   /** Ends the device's open alerts of these kinds; the ended ones. */
@@ -82,8 +83,8 @@ export class AlertsRepository {
       .returningAll()
       .execute();
     if (rows.length === 0) return [];
-    const device = await trx.selectFrom('devices').select('serial').where('id', '=', deviceId).executeTakeFirstOrThrow();
-    return rows.map((row) => toAlert({ ...row, device_serial: device.serial }));
+    const device = await trx.selectFrom('devices').select(['serial', 'name']).where('id', '=', deviceId).executeTakeFirstOrThrow();
+    return rows.map((row) => toAlert({ ...row, device_serial: device.serial, device_name: device.name }));
   }
 
   /** An account's alerts, newest first, optionally of one module only. */
@@ -92,7 +93,7 @@ export class AlertsRepository {
       .selectFrom('alerts')
       .innerJoin('devices', 'devices.id', 'alerts.device_id')
       .selectAll('alerts')
-      .select('devices.serial as device_serial')
+      .select(['devices.serial as device_serial', 'devices.name as device_name'])
       .where('alerts.account_id', '=', accountId);
     if (page.module !== undefined) query = query.where('alerts.module_serial', '=', page.module);
     if (page.before !== undefined) query = query.where('alerts.id', '<', page.before);
@@ -114,7 +115,7 @@ export class AlertsRepository {
       .selectFrom('alerts')
       .innerJoin('devices', 'devices.id', 'alerts.device_id')
       .selectAll('alerts')
-      .select('devices.serial as device_serial')
+      .select(['devices.serial as device_serial', 'devices.name as device_name'])
       .where('alerts.id', 'in', [...ids])
       .orderBy('alerts.id')
       .execute();

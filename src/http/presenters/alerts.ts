@@ -8,6 +8,7 @@ export const AlertSchema = Type.Object({
   id: Type.Integer(),
   module: Type.String({ description: 'module serial' }),
   device: Type.String({ description: 'device serial: the module, or a child <serial>/<index>' }),
+  name: Type.Union([Type.String(), Type.Null()], { description: 'the name the owner gave the device (null: unnamed), as it is now' }),
   kind: Type.Enum([...ALERT_KINDS]),
   message: Type.String({ description: 'what happened, in words' }),
   when: Type.Integer({ description: 'raised at, epoch ms (the time of the uplink, or of the watchdog pass)' }),

@@ -8,7 +8,8 @@ const utc = (date: Date) => date.toISOString().replace('T', ' ').replace(/\.\d{3
 export const modulePage = (publicUrl: string, serial: string) => `${publicUrl}/modules/${encodeURIComponent(serial)}`;
 
 function describe(alert: Alert, publicUrl: string): string[] {
-  const device = alert.deviceSerial === alert.moduleSerial ? `module ${alert.moduleSerial}` : `device ${alert.deviceSerial} of module ${alert.moduleSerial}`;
+  const named = alert.deviceName === null ? '' : ` (${alert.deviceName})`;
+  const device = alert.deviceSerial === alert.moduleSerial ? `module ${alert.moduleSerial}${named}` : `device ${alert.deviceSerial}${named} of module ${alert.moduleSerial}`;
   return [
     `${alert.message}`,
     `  Device:  ${device}`,

@@ -100,6 +100,19 @@ describe.each(dialects)('alerts of watched devices (%s)', (dialect) => {
     expect((await post('/iot/developers/alerts/ack.json?sn=c0fe/2')).json()).toMatchObject({ device: 'C0FE/2', acknowledged: 1, alerts_ack: 1 });
   });
 
+  it("shows each alert with its device's name as it is now, null while unnamed, in the list and the overview", async () => {
+    const named = (sn: string, name: string) =>
+      app.server.inject({ method: 'POST', url: `/iot/developers/labels.json?sn=${sn}`, headers: { authorization: alice.auth }, payload: { name } });
+    const [before] = (await get('/iot/developers/alerts.json?limit=1')).json();
+    expect(before).toMatchObject({ device: 'C0FE/2', name: null });
+    expect((await named('C0FE/2', 'Freezer probe')).statusCode).toBe(200);
+    expect((await named('C0FE', 'Cellar pump')).statusCode).toBe(200);
+    const names = (await get('/iot/developers/alerts.json?limit=100')).json().map((a: { device: string; name: string | null }) => [a.device, a.name]);
+    expect(new Set(names.map(JSON.stringify))).toEqual(new Set([['C0FE/2', 'Freezer probe'], ['C0FE', 'Cellar pump']].map((pair) => JSON.stringify(pair))));
+    const overview = (await get('/iot/developers/overview.json')).json();
+    expect(overview.alerts.latest[0]).toMatchObject({ device: 'C0FE/2', name: 'Freezer probe' });
+  });
+
   it('pages with before and limit', async () => {
     const all = (await get('/iot/developers/alerts.json?limit=100')).json() as { id: number }[];
     expect(all.length).toBeGreaterThanOrEqual(4); // battery (ended), temperature, battery again, the child's

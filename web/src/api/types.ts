@@ -259,6 +259,8 @@ export interface Alert {
   id: number;
   module: string;
   device: string;
+  /** the device's name, null when unnamed */
+  name: string | null;
   kind: string;
   message: string;
   when: number;

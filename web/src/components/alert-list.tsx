@@ -32,7 +32,7 @@ export function OpenAlerts({ alerts, onChanged }: { alerts: Alert[]; onChanged: 
   const ack = useAction(async (alert: Alert) => {
     await api.ackAlert(alert.id);
     await onChanged();
-    return `Alert on ${alert.device} acknowledged.`;
+    return `Alert on ${alert.name ?? alert.device} acknowledged.`;
   });
   if (alerts.length === 0) return <p class="quiet">No open alert.</p>;
   return (
@@ -40,7 +40,7 @@ export function OpenAlerts({ alerts, onChanged }: { alerts: Alert[]; onChanged: 
       <ul class="plain-list alert-list" aria-label="Open alerts">
         {alerts.map((alert) => (
           <li key={alert.id} data-alert={alert.id}>
-            <AlertKind alert={alert} /> <span class="mono">{alert.device}</span>{' '}
+            <AlertKind alert={alert} /> <span class="mono">{alert.device}</span> {alert.name && <span class="device-name">{alert.name}</span>}{' '}
             <time class="muted" dateTime={isoTime(alert.when)} title={formatTime(alert.when)}>
               {formatRelative(alert.when)}
             </time>

@@ -55,6 +55,7 @@ function AlertRow({ alert }: { alert: Alert }) {
       <Link href={`/modules/${encodeURIComponent(alert.module)}`} class="mono">
         {alert.device}
       </Link>{' '}
+      {alert.name && <span class="device-name">{alert.name}</span>}{' '}
       <AlertKind alert={alert} /> <span>{alert.message}</span>{' '}
       <time class="muted" dateTime={isoTime(alert.when)} title={formatTime(alert.when)}>
         {formatRelative(alert.when)}
