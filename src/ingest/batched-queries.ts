@@ -168,19 +168,20 @@ const UPDATE_DEVICES = hot(
   `UPDATE devices d SET ${DEVICE_FIELDS.map((field) => `${field} = COALESCE(u.${field}, d.${field})`).join(', ')}, msgs = d.msgs + u.msg, ` +
     'firstseen = COALESCE(d.firstseen, u.seen), ' +
     'lastseen = CASE WHEN u.seen IS NOT NULL AND (d.lastseen IS NULL OR d.lastseen < u.seen) THEN u.seen ELSE d.lastseen END, ' +
-    'period_s = COALESCE(u.period, d.period_s) ' +
+    'period_s = COALESCE(u.period, d.period_s), losts = CASE WHEN d.losts + u.lost > 0 THEN d.losts + u.lost ELSE 0 END ' +
     `FROM unnest($1::bigint[], ${DEVICE_FIELDS.map((_, i) => `$${i + 2}::text[]`).join(', ')}, $${DEVICE_FIELDS.length + 2}::integer[], ` +
-    `$${DEVICE_FIELDS.length + 3}::bigint[], $${DEVICE_FIELDS.length + 4}::integer[]) u(id, ${DEVICE_FIELDS.join(', ')}, msg, seen, period) ` +
+    `$${DEVICE_FIELDS.length + 3}::bigint[], $${DEVICE_FIELDS.length + 4}::integer[], $${DEVICE_FIELDS.length + 5}::integer[]) u(id, ${DEVICE_FIELDS.join(', ')}, msg, seen, period, lost) ` +
     'WHERE d.id = u.id AND d.id = ANY($1::bigint[]) RETURNING d.*',
 );
 
 /**
  * Applies each update — the device id, each of DEVICE_FIELDS (null: unchanged), messages added
- * (0/1), time heard and announced period (null: none) — answered with the device as it is afterwards.
+ * (0/1), time heard and announced period (null: none), lost uplinks to add (negative: found again)
+ * — answered with the device as it is afterwards.
  */
 export const updateDevices: BatchedStatement<unknown[], DeviceRow | undefined> = {
   async run(trx, args) {
-    return matched(args, await rows<DeviceRow>(trx, UPDATE_DEVICES, columns(args, DEVICE_FIELDS.length + 4)), (arg) => arg[0], (row) => row.id);
+    return matched(args, await rows<DeviceRow>(trx, UPDATE_DEVICES, columns(args, DEVICE_FIELDS.length + 5)), (arg) => arg[0], (row) => row.id);
   },
 };
 

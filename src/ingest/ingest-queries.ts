@@ -116,21 +116,25 @@ export const childDevice = prepared((db: Db, moduleSerial: string, index: number
 export const DEVICE_FIELDS = ['battery', 'level', 'network', 'tamper', 'temp', 'uid', 'category'] as const;
 export type DeviceField = (typeof DEVICE_FIELDS)[number];
 
+/** A device's lost-uplink count after adding `delta` (negative: found again), never below zero. */
+export const lostsAfter = (delta: number) => sql<number>`CASE WHEN losts + ${delta} > 0 THEN losts + ${delta} ELSE 0 END`;
+
 const deviceUpdates = new Map<string, ReturnType<typeof deviceUpdate>>();
 
-/** Which columns an update writes: fields, whether a message is counted, whether the device was heard, whether it announced its period. */
+/** Which columns an update writes: fields, whether a message is counted, the device was heard, announced its period, lost uplinks. */
 export interface DeviceUpdateShape {
   fields: readonly DeviceField[];
   message: boolean;
   seen: boolean;
   period: boolean;
+  losts: boolean;
 }
 
 /**
  * One prepared update per shape, with arguments: the fields' values, then the time heard (if any),
- * then the announced period (if any), then the device id.
+ * then the announced period (if any), then the lost uplinks to add (if any), then the device id.
  */
-function deviceUpdate({ fields, message, seen, period }: DeviceUpdateShape) {
+function deviceUpdate({ fields, message, seen, period, losts }: DeviceUpdateShape) {
   return prepared((db: Db, ...v: unknown[]) => {
     const seenAt = v[fields.length] as number;
     return db
@@ -142,7 +146,8 @@ function deviceUpdate({ fields, message, seen, period }: DeviceUpdateShape) {
           firstseen: eb.fn.coalesce('firstseen', eb.val(seenAt)),
           lastseen: sql<number>`CASE WHEN lastseen IS NULL OR lastseen < ${seenAt} THEN ${seenAt} ELSE lastseen END`,
         }),
-        ...(period && { period_s: v[v.length - 2] as number }),
+        ...(period && { period_s: v[fields.length + (seen ? 1 : 0)] as number }),
+        ...(losts && { losts: lostsAfter(v[v.length - 2] as number) }),
       }))
       .where('id', '=', v[v.length - 1] as number)
       .returningAll();
@@ -150,7 +155,7 @@ function deviceUpdate({ fields, message, seen, period }: DeviceUpdateShape) {
 }
 
 export function updateDeviceQuery(shape: DeviceUpdateShape) {
-  const key = `${shape.fields.join(',')}|${shape.message}|${shape.seen}|${shape.period}`;
+  const key = `${shape.fields.join(',')}|${shape.message}|${shape.seen}|${shape.period}|${shape.losts}`;
   let query = deviceUpdates.get(key);
   if (query === undefined) {
     query = deviceUpdate(shape);

@@ -36,6 +36,11 @@ export interface ModuleChanges {
   protocol?: Protocol;
   /** the `when` given to the uplink's message */
   lastWhenMs?: number;
+  /**
+   * uplinks found lost (negative: a late one found) on the module's own device: written by
+   * `updateModule`, or with that device's state (`updateDevices`) when the uplink is a message
+   */
+  losts?: { deviceId: number; delta: number };
 }
 
 /** A raw message as the pipeline first stores it: every column but the generated id. */
@@ -60,11 +65,13 @@ export interface DeviceChanges {
   seenAt?: number;
   /** the device announced it sends a keep-alive this often (seconds) */
   periodS?: number;
+  /** uplinks found lost (negative: found again), never below zero */
+  losts?: number;
 }
 
 /** A device update as the batched statement takes it (batched-queries.ts `updateDevices`). */
 function deviceUpdate(id: number, changes: DeviceChanges): unknown[] {
-  return [id, ...q.DEVICE_FIELDS.map((field) => changes.fields?.[field] ?? null), changes.message ? 1 : 0, changes.seenAt ?? null, changes.periodS ?? null];
+  return [id, ...q.DEVICE_FIELDS.map((field) => changes.fields?.[field] ?? null), changes.message ? 1 : 0, changes.seenAt ?? null, changes.periodS ?? null, changes.losts ?? 0];
 }
 
 /** The module state columns an uplink writes, or undefined when it writes none. */
@@ -153,6 +160,7 @@ export class IngestStore {
 
   /** Writes what an uplink changed of the module, in one statement (two when the protocol switches). */
   async updateModule(serial: string, changes: ModuleChanges): Promise<void> {
+    if (changes.losts) await this.addLosts(changes.losts.deviceId, changes.losts.delta);
     if (changes.protocol) await this.switchProtocol(serial, changes.protocol);
     const state = moduleState(serial, changes);
     if (!state) return;
@@ -244,8 +252,9 @@ export class IngestStore {
     const fields = q.DEVICE_FIELDS.filter((field) => changes.fields?.[field] !== undefined);
     const seen = changes.seenAt !== undefined;
     const period = changes.periodS !== undefined;
-    const values = [...fields.map((field) => changes.fields?.[field]), ...(seen ? [changes.seenAt] : []), ...(period ? [changes.periodS] : []), id];
-    const [row] = await q.updateDeviceQuery({ fields, message: changes.message === true, seen, period })(this.trx, ...values);
+    const losts = changes.losts !== undefined && changes.losts !== 0;
+    const values = [...fields.map((field) => changes.fields?.[field]), ...(seen ? [changes.seenAt] : []), ...(period ? [changes.periodS] : []), ...(losts ? [changes.losts] : []), id];
+    const [row] = await q.updateDeviceQuery({ fields, message: changes.message === true, seen, period, losts })(this.trx, ...values);
     return row;
   }
 

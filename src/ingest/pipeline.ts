@@ -62,7 +62,7 @@ export async function runPipeline(store: IngestStore, uplink: Uplink, env: Pipel
 
   const whenMs = receptionTime(module, now);
   const concerned = await resolveDevice(store, module, frame);
-  const { device, contrib } = await applyDeviceState(store, module, frame, concerned, whenMs);
+  const { device, contrib } = await applyDeviceState(store, module, frame, concerned, whenMs, changes.losts?.delta);
   const message = await storeMessage(store, module, { uplink, rawId: raw.rawId, whenMs, frame, device, contrib, dateText: env.dateText, changes });
   const alerts = await raiseAlerts(store, module, frame, device, { id: message.id, whenMs });
   await announceMessage(store, { id: message.id, module: module.serial });

@@ -64,17 +64,21 @@ describe.each(dialects)('ingest batches (%s)', (dialect) => {
       Promise.all(modules.map((device, m) => post({ device, time: time + seq, data: data(device), seqNumber: 1000 + 10 * m + seq, station: 'B001', rssi: -100, snr: 8 })));
     const first = await wave(0, () => frames.keepAlive(1, 1, 2));
     expect(first.map((a) => a.body.frame)).toEqual(modules.map(() => 'message'));
+    const db = app.context.storage.db;
+    const lostBefore = async () =>
+      new Map((await db.selectFrom('devices').select(['module_serial', 'losts']).where('module_serial', 'in', modules).where('idx', '=', 0).execute()).map((d) => [d.module_serial, d.losts]));
+    const before = await lostBefore();
     // Child 1 now exists: its look-up goes ahead with the raw message, like the repetitions' below.
-    const second = await wave(1, () => frames.keepAlive(2, 1, 3));
+    // One sequence number skipped: an uplink lost, counted on the gateway with its state.
+    const second = await wave(2, () => frames.keepAlive(2, 1, 3));
     expect(second.map((a) => a.body.frame)).toEqual(modules.map(() => 'message'));
     // The same frame again with its retry bit set (and its own counter): a repetition, no message.
-    const again = await wave(2, () => hex(0x80 | 3, ...Buffer.from(frames.keepAlive(2, 1, 3), 'hex').subarray(1)));
+    const again = await wave(3, () => hex(0x80 | 3, ...Buffer.from(frames.keepAlive(2, 1, 3), 'hex').subarray(1)));
     expect(again.map((a) => a.body.frame)).toEqual(modules.map(() => 'repetition'));
 
-    const db = app.context.storage.db;
     const devices = await db
       .selectFrom('devices')
-      .select(['module_serial', 'idx', 'msgs', 'period_s', 'firstseen', 'lastseen'])
+      .select(['module_serial', 'idx', 'msgs', 'losts', 'period_s', 'firstseen', 'lastseen'])
       .where('module_serial', 'in', modules)
       .where('idx', 'in', [0, 1])
       .orderBy('module_serial')
@@ -85,10 +89,10 @@ describe.each(dialects)('ingest batches (%s)', (dialect) => {
     for (const serial of modules) {
       const [gateway, child] = devices.filter((d) => d.module_serial === serial);
       const newest = Math.max(...messages.filter((m) => m.module_serial === serial).map((m) => m.when_ms));
-      expect(child).toMatchObject({ idx: 1, msgs: 2, period_s: 3 * 3600, lastseen: newest });
+      expect(child).toMatchObject({ idx: 1, msgs: 2, losts: 0, period_s: 3 * 3600, lastseen: newest });
       expect(child.firstseen).toBeLessThan(newest);
       // The gateway forwarded both: seen, but neither message nor period is its own.
-      expect(gateway).toMatchObject({ idx: 0, lastseen: newest, period_s: null });
+      expect(gateway).toMatchObject({ idx: 0, losts: before.get(serial)! + 1, lastseen: newest, period_s: null });
     }
   });
 

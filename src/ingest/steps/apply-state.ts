@@ -26,6 +26,7 @@ export function contribution(frame: Frame, concerned: Concerned): Contribution {
  * one more message; the device that was heard (the concerned one, unless the gateway reports on a
  * child) gets `firstseen`/`lastseen` and the keep-alive period its frame announces (the watchdog's
  * expected period), and the gateway gets `firstseen`/`lastseen` whenever it forwards for a child.
+ * The module's own device also gets the uplinks found lost (`losts`), in the same statement.
  */
 export async function applyDeviceState(
   store: IngestStore,
@@ -33,13 +34,17 @@ export async function applyDeviceState(
   frame: Frame,
   concerned: Concerned,
   whenMs: number,
+  /** uplinks found lost on the module's own device (updateModule's `losts`) */
+  losts?: number,
 ): Promise<{ device: DeviceRow; contrib: Contribution }> {
   const contrib = contribution(frame, concerned);
   const heard = concerned.device.idx === frame.header.entryId;
   const periodS = announcedPeriod(frame);
   const announced = periodS !== undefined ? { periodS } : {};
+  const own = losts ? { losts } : {};
   const updates: [number, DeviceChanges][] = [[concerned.device.id, { fields: contrib, message: true, ...(heard && { seenAt: whenMs, ...announced }) }]];
-  if (concerned.device.idx !== 0) updates.push([module.device.id, { seenAt: whenMs, ...(!heard && announced) }]);
+  if (concerned.device.idx !== 0) updates.push([module.device.id, { seenAt: whenMs, ...(!heard && announced), ...own }]);
+  else Object.assign(updates[0][1], own);
   const [device] = await store.updateDevices(updates);
   return { device, contrib };
 }

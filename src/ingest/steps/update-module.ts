@@ -40,15 +40,19 @@ export function isLate(module: IngestModule, uplink: Uplink): boolean {
  * and does not move the counters back. A REGISTER may switch the protocol.
  *
  * Returns the module's changes instead of writing them: the pipeline writes the module row once, at
- * its end, with the message's `when` (one statement fewer per uplink).
+ * its end, with the message's `when`, and the lost count with the module device's state (one
+ * statement fewer per uplink each).
  */
-export async function updateModule(store: IngestStore, module: IngestModule, uplink: Uplink, frame: Frame | undefined, switchTo?: Protocol): Promise<ModuleChanges> {
+export async function updateModule(_store: IngestStore, module: IngestModule, uplink: Uplink, frame: Frame | undefined, switchTo?: Protocol): Promise<ModuleChanges> {
   // A simulated uplink is no emission of the module: it neither counts a gap nor moves the counters.
   if (uplink.simulated) return switchTo ? { protocol: switchTo } : {};
   const cpt = frame?.header.cpt ?? null;
   const seq = uplink.seqNumber ?? null;
   const late = isLate(module, uplink);
   const lost = late ? -1 : seq !== null ? lostBetweenSeq(module.lastSeq, seq) : cpt !== null ? lostBetween(module.lastCpt, cpt) : 0;
-  if (lost !== 0) await store.addLosts(module.device.id, lost);
-  return { ...(!late && { newest: { cpt, seq, timeS: uplink.time } }), ...(switchTo && { protocol: switchTo }) };
+  return {
+    ...(!late && { newest: { cpt, seq, timeS: uplink.time } }),
+    ...(switchTo && { protocol: switchTo }),
+    ...(lost !== 0 && { losts: { deviceId: module.device.id, delta: lost } }),
+  };
 }
