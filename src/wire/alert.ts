@@ -11,6 +11,7 @@ export function presentAlert(alert: Alert) {
     id: alert.id,
     module: alert.moduleSerial,
     device: alert.deviceSerial,
+    name: alert.deviceName,
     kind: alert.kind,
     message: alert.message,
     when: alert.raised.getTime(),
