@@ -88,7 +88,7 @@ export class Watchdog {
           at: now,
         });
         if (created) {
-          await trx.updateTable('devices').set({ network: 'OFF' }).where('id', '=', device.id).execute();
+          await trx.updateTable('devices').set({ network: 'OFF', lost_contact: 1 }).where('id', '=', device.id).execute();
           await enqueueAlertDeliveries(trx, [created]);
           await publish(trx, 'alerts', `${created.id} ${created.moduleSerial}`);
         }

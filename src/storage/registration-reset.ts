@@ -25,6 +25,7 @@ const FRESH_DEVICE = {
   name: null,
   notes: null,
   tags: '',
+  lost_contact: 0,
 } as const satisfies DeviceUpdate;
 
 /**

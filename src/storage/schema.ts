@@ -108,6 +108,8 @@ export interface DevicesTable {
   notes: string | null;
   /** The owner's tags as " tag1 tag2 " (spaces around each), '' when none: see 0010_labels.sql. */
   tags: Generated<string>;
+  /** 1 while a lost-contact alert of the device is open (see 0020_lost_contact_flag.sql). */
+  lost_contact: Generated<number>;
 }
 
 export interface AppsTable {

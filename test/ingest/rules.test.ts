@@ -21,7 +21,7 @@ const frame = (hex: string, protocol: Protocol = 'UDM23'): Frame => {
 const DEVICE: DeviceRow = {
   id: 7, module_serial: 'C0FE', idx: 0, serial: 'C0FE', uid: 'X', category: 'Y', active: 1, watched: 0, alerts: 2, alerts_ack: 1,
   losts: 3, msgs: 9, firstseen: 1_700_000_000_000, lastseen: null, battery: 'ON', level: 'UNKNOWN', network: 'OFF', tamper: 'UNKNOWN',
-  temp: 'LOW', status: 'UNDEFINED', type: 'OTHER', bidirval: null, period_s: null, name: null, notes: null, tags: '',
+  temp: 'LOW', status: 'UNDEFINED', type: 'OTHER', bidirval: null, period_s: null, name: null, notes: null, tags: '', lost_contact: 0,
 };
 const module = (protocol: Protocol): IngestModule => ({ serial: 'C0FE', protocol, lastCpt: null, lastSeq: null, lastTimeS: null, lastWhenMs: null, device: DEVICE, callbacks: false });
 

@@ -46,14 +46,12 @@ async function watchedDevice(
   const at = message.whenMs;
   const moduleWatched = module.device.watched === 1;
   const changes: AlertChanges = { raised: [], ended: [] };
-  // Whoever sent this uplink is in contact again. The watchdog sets `network` OFF when it raises
-  // lost contact, so a module whose state before this uplink was not OFF has none to end: most
-  // uplinks of a watched module skip the write. A child's state is only known after this uplink.
+  // Whoever sent this uplink is in contact again. The watchdog flags a device when it raises lost
+  // contact, so only a flagged device has one to end: every other uplink skips the write.
   for (const alive of new Set([module.device, heard])) {
-    if (!moduleWatched && alive.watched !== 1) continue;
-    if (alive === module.device && module.device.network !== 'OFF') continue;
+    if (alive.lost_contact !== 1 || (!moduleWatched && alive.watched !== 1)) continue;
     const ended = await AlertsRepository.end(store.trx, alive.id, ['lost_contact'], 'uplink received', at);
-    if (ended.length > 0) await store.trx.updateTable('devices').set({ network: 'ON' }).where('id', '=', alive.id).execute();
+    await store.trx.updateTable('devices').set({ network: 'ON', lost_contact: 0 }).where('id', '=', alive.id).execute();
     changes.ended.push(...ended);
   }
   const effect = alarmEffect(frame);
