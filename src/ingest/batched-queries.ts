@@ -38,7 +38,7 @@ function matched<A, R>(args: A[], found: R[], argKey: (arg: A) => unknown, rowKe
 const LOCK_MODULES = hot(
   'SELECT x.* FROM unnest($1::text[]) WITH ORDINALITY s(serial, n) CROSS JOIN LATERAL (' +
     'SELECT d.*, m.protocol AS m_protocol, m.last_cpt AS m_last_cpt, m.last_seq AS m_last_seq, m.last_time_s AS m_last_time_s, ' +
-    'm.last_when_ms AS m_last_when_ms, EXISTS (SELECT 1 FROM app_modules am JOIN apps a ON a.id = am.app_id ' +
+    'm.last_when_ms AS m_last_when_ms, m.account_id AS m_account_id, EXISTS (SELECT 1 FROM app_modules am JOIN apps a ON a.id = am.app_id ' +
     'WHERE am.module_serial = m.serial AND a.callback_url IS NOT NULL) AS m_callbacks ' +
     'FROM modules m JOIN devices d ON d.module_serial = m.serial AND d.idx = 0 ' +
     'WHERE m.serial = s.serial FOR UPDATE) x ORDER BY s.n',

@@ -18,6 +18,7 @@ const moduleWithDevice = (db: Db, serial: string) =>
       'modules.last_seq as m_last_seq',
       'modules.last_time_s as m_last_time_s',
       'modules.last_when_ms as m_last_when_ms',
+      'modules.account_id as m_account_id',
     ])
     .select((eb) =>
       eb
@@ -40,6 +41,8 @@ export type ModuleWithDevice = DeviceRow & {
   m_last_seq: number | null;
   m_last_time_s: number | null;
   m_last_when_ms: number | null;
+  /** The owner (null: not registered). */
+  m_account_id: number | null;
   /** An app with a callback URL is attached (1/0 on SQLite, a boolean on PostgreSQL). */
   m_callbacks: number | boolean;
 };

@@ -26,6 +26,8 @@ export interface IngestModule {
    * delivery to queue, and the outbox is not asked (one statement fewer per uplink).
    */
   callbacks: boolean;
+  /** The account the module is registered to, as the lock found it (null: none). */
+  accountId: number | null;
 }
 
 /** What an uplink changes of its module. */
@@ -101,7 +103,7 @@ export class IngestStore {
   async lockModule(serial: string): Promise<IngestModule | undefined> {
     const [row] = this.round ? [await this.round.add(b.lockModules, serial)] : await (this.rowLocks ? q.lockModule : q.selectModule)(this.trx, serial);
     if (!row) return undefined;
-    const { m_protocol, m_last_cpt, m_last_seq, m_last_time_s, m_last_when_ms, m_callbacks, ...device } = row;
+    const { m_protocol, m_last_cpt, m_last_seq, m_last_time_s, m_last_when_ms, m_callbacks, m_account_id, ...device } = row;
     return {
       serial,
       protocol: m_protocol as Protocol,
@@ -111,6 +113,7 @@ export class IngestStore {
       lastWhenMs: m_last_when_ms,
       device,
       callbacks: Boolean(m_callbacks),
+      accountId: m_account_id,
     };
   }
 

@@ -23,7 +23,7 @@ const DEVICE: DeviceRow = {
   losts: 3, msgs: 9, firstseen: 1_700_000_000_000, lastseen: null, battery: 'ON', level: 'UNKNOWN', network: 'OFF', tamper: 'UNKNOWN',
   temp: 'LOW', status: 'UNDEFINED', type: 'OTHER', bidirval: null, period_s: null, name: null, notes: null, tags: '', lost_contact: 0,
 };
-const module = (protocol: Protocol): IngestModule => ({ serial: 'C0FE', protocol, lastCpt: null, lastSeq: null, lastTimeS: null, lastWhenMs: null, device: DEVICE, callbacks: false });
+const module = (protocol: Protocol): IngestModule => ({ serial: 'C0FE', protocol, lastCpt: null, lastSeq: null, lastTimeS: null, lastWhenMs: null, device: DEVICE, callbacks: false, accountId: 1 });
 
 describe('lost uplinks from the Sigfox sequence number', () => {
   it('counts the numbers skipped, none across the wrap from 4095 to 0, none after a reset', () => {

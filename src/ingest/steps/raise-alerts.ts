@@ -32,7 +32,7 @@ export async function raiseAlerts(
   const heard = device.idx === frame.header.entryId ? device : module.device;
   const moduleWatched = module.device.watched === 1;
   if (!moduleWatched && device.watched !== 1) return NONE;
-  return announce(store, await watchedDevice(store, module, frame, device, heard, message));
+  return announce(store, module, await watchedDevice(store, module, frame, device, heard, message));
 }
 
 async function watchedDevice(
@@ -60,10 +60,9 @@ async function watchedDevice(
     changes.ended.push(...(await AlertsRepository.end(store.trx, device.id, effect.end, effect.text, at)));
     return changes;
   }
-  const owner = await store.trx.selectFrom('modules').select('account_id').where('serial', '=', module.serial).executeTakeFirst();
-  if (owner?.account_id == null) return changes;
+  if (module.accountId === null) return changes;
   const raised = await AlertsRepository.raise(store.trx, {
-    accountId: owner.account_id,
+    accountId: module.accountId,
     moduleSerial: module.serial,
     deviceId: device.id,
     kind: effect.raise,
@@ -79,8 +78,9 @@ async function watchedDevice(
  * Queues the raised alerts' callbacks on the same transaction, and tells live streams in every
  * process, once committed; they read the alert themselves.
  */
-async function announce(store: IngestStore, changes: AlertChanges): Promise<AlertChanges> {
-  await enqueueAlertDeliveries(store.trx, changes.raised);
+async function announce(store: IngestStore, module: IngestModule, changes: AlertChanges): Promise<AlertChanges> {
+  // Without an app that has a callback URL there is nothing to queue (the lock read it).
+  if (module.callbacks) await enqueueAlertDeliveries(store.trx, changes.raised);
   for (const alert of [...changes.raised, ...changes.ended]) await publish(store.trx, 'alerts', `${alert.id} ${alert.moduleSerial}`);
   return changes;
 }
