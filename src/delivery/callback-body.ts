@@ -1,25 +1,22 @@
 import type { Alert } from '../domain/alerts.js';
 import type { MessageRow } from '../storage/schema.js';
 import { presentAlert } from '../wire/alert.js';
-import { presentMessage } from '../wire/message.js';
+import { messageBody } from '../wire/message.js';
 import type { DeliverySubject } from './delivery-claims.js';
 
 /**
  * The callback body of the contract: the decode structure of the message (as the decode operation
  * answers it), the message as history returns it, and who it concerns. Built from stored columns
- * only, so every attempt of a delivery sends the same bytes.
+ * only, so every attempt of a delivery sends the same bytes: the message's stored wire text (`body`,
+ * written once at ingest) goes in as it is, the stored `custom` JSON too.
  */
 export function callbackBody(message: MessageRow, deviceSerial: string, appId: number): string {
-  return JSON.stringify({
-    msg: {
-      extra: { entry_id: message.entry_id, frame_type: message.frame_type, code: message.code },
-      custom: JSON.parse(message.custom) as Record<string, unknown>,
-    },
-    message: presentMessage(message, deviceSerial),
-    module: message.module_serial,
-    device: deviceSerial,
-    app: appId,
-  });
+  const extra = JSON.stringify({ entry_id: message.entry_id, frame_type: message.frame_type, code: message.code });
+  const custom = message.custom.trim() === '' ? '{}' : message.custom.trim();
+  return (
+    `{"msg":{"extra":${extra},"custom":${custom}},"message":${message.body ?? messageBody(message, deviceSerial)},` +
+    `"module":${JSON.stringify(message.module_serial)},"device":${JSON.stringify(deviceSerial)},"app":${appId}}`
+  );
 }
 
 /**

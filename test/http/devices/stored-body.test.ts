@@ -5,6 +5,7 @@ import { createContext } from '../../../src/context.js';
 import { buildServer } from '../../../src/http/server.js';
 import { legacyDate } from '../../../src/wire/legacy-date.js';
 import { messageBody, presentMessage } from '../../../src/wire/message.js';
+import { callbackBody } from '../../../src/delivery/callback-body.js';
 import { dialects } from '../../helpers/database.js';
 import { importCatalog, startApp } from '../../helpers/app.js';
 import type { TestApp } from '../../helpers/app.js';
@@ -67,6 +68,20 @@ describe.each(dialects)('stored message bodies (%s)', (dialect) => {
     for (const row of rows) {
       expect(row.body).toBe(messageBody(row, row.device_serial));
       expect(JSON.parse(row.body!)).toEqual(presentMessage(row, row.device_serial));
+    }
+  });
+
+  it('sends callbacks (and MQTT) the contract body built around the stored text, byte for byte as from the columns', async () => {
+    for (const row of await stored()) {
+      const contract = JSON.stringify({
+        msg: { extra: { entry_id: row.entry_id, frame_type: row.frame_type, code: row.code }, custom: JSON.parse(row.custom) },
+        message: presentMessage(row, row.device_serial),
+        module: row.module_serial,
+        device: row.device_serial,
+        app: 7,
+      });
+      expect(callbackBody(row, row.device_serial, 7)).toBe(contract);
+      expect(callbackBody({ ...row, body: null }, row.device_serial, 7)).toBe(contract);
     }
   });
 
