@@ -48,8 +48,10 @@ describe.each(dialects)('delivery across workers (%s)', (dialect) => {
     await receiver.waitFor(total * 2, 30_000);
     await eventually(() => fixture.deliveries(), (ds) => ds.every((d) => d.status === 'delivered' && d.attempts === 1), 15_000);
     expect(receiver.received).toHaveLength(total * 2);
-    // Two workers with room for 8 each, yet never more than 2 requests of one app at a time.
-    expect([...most.values()]).toEqual([2, 2]);
+    // Two workers with room for 8 each, yet never more than 2 requests of one app at a time. (How
+    // close each app came to 2 depends on the machine's load; only the bound is the behaviour.)
+    expect(most.size).toBe(2);
+    for (const peak of most.values()) expect(peak).toBeLessThanOrEqual(2);
     expect(workers[0]!.stats.sent + workers[1]!.stats.sent).toBe(total * 2);
     expect(workers[0]!.stats.sent).toBeGreaterThan(0);
     expect(workers[1]!.stats.sent).toBeGreaterThan(0);
