@@ -1,6 +1,6 @@
 // Data lifecycle costs, on SQLite and PostgreSQL, with the server in this process and uplinks from a
 // forked closed-loop generator: export throughput of `messages.csv` (rows/s) with this process's RSS
-// sampled before, during and after; pruning rate (rows/s, row batches of 500) and ingest p99 in
+// sampled before, during and after; pruning rate (rows/s, in the batches and rests `snsr serve` uses on each database) and ingest p99 in
 // 1-second rounds while pruning against the same rounds just before, in the same run; on PostgreSQL
 // also a month dropped whole (its rows, the time it took, ingest p99 meanwhile). Old data is built
 // directly in SQL: BENCH_LIFECYCLE_ROWS messages and as many raw messages (each with a station
@@ -117,7 +117,7 @@ async function benchDialect(dialect: 'sqlite' | 'postgres', generator: ReturnTyp
     const idle: LoadResult[] = [];
     for (let i = 0; i < BASELINE_ROUNDS; i++) idle.push(await round());
     const quiet = summarize(idle);
-    const rowPruning = await during(() => startRetentionPruner(repository, defaults, silent).runOnce());
+    const rowPruning = await during(() => startRetentionPruner(repository, defaults, silent, { dialect }).runOnce());
     const pruneSeconds = rowPruning.seconds;
     const pruned = rowPruning.result.messages + rowPruning.result.raw;
     const busy = summarize(rowPruning.rounds);
@@ -130,7 +130,7 @@ async function benchDialect(dialect: 'sqlite' | 'postgres', generator: ReturnTyp
       seeded = performance.now();
       await seed(context, old);
       const seedSeconds = (performance.now() - seeded) / 1000;
-      const dropping = await during(() => startRetentionPruner(repository, defaults, silent, { partitions: timePartitions(context.storage.db) }).runOnce());
+      const dropping = await during(() => startRetentionPruner(repository, defaults, silent, { dialect, partitions: timePartitions(context.storage.db) }).runOnce());
       const dropSeconds = dropping.seconds;
       const dropped = dropping.result.messages + dropping.result.raw;
       const meanwhile = summarize(dropping.rounds);

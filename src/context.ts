@@ -324,7 +324,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       const partitions = storage.capabilities.dialect === 'postgres' ? timePartitions(storage.db) : undefined;
       // Months ahead at once, not only at the first pruning round: a start on the last day of a month counts.
       void partitions?.ensureAhead(Date.now()).catch((error: unknown) => log.warn({ err: error }, 'creating time partitions ahead failed'));
-      pruners.push(startRetentionPruner(new RetentionRepository(storage.db), config.retention, log, { partitions }).start());
+      pruners.push(startRetentionPruner(new RetentionRepository(storage.db), config.retention, log, { partitions, dialect: storage.capabilities.dialect }).start());
       // Ended rate-limit windows are only read as "no window": forgotten each minute.
       const prune = () => void rateLimits.prune().catch((error: unknown) => log.warn({ err: error }, 'pruning rate-limit counters failed'));
       timers.push(setInterval(prune, 60_000).unref());

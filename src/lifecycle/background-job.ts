@@ -12,7 +12,7 @@ export interface BackgroundJob<T> {
 }
 
 export interface BatchRunner {
-  /** Repeats `task` (which deletes at most `batch` rows) until it does less, resting between runs as long as the last one took. */
+  /** Repeats `task` (which deletes at most `batch` rows) until it does less, resting between runs `restFactor` times as long as the last one took. */
   drain(task: () => Promise<number>): Promise<number>;
 }
 
@@ -22,6 +22,8 @@ export interface BackgroundJobOptions {
   log: Logger;
   /** Rows per statement: small, so a big backlog never holds a lock (or SQLite) for long. */
   batch: number;
+  /** Rest after each batch this many times as long as it took (default 1: half the time at most). */
+  restFactor?: number;
   intervalMs?: number;
   firstDelayMs?: number;
 }
@@ -42,9 +44,10 @@ export function backgroundJob<T>(round: (runner: BatchRunner) => Promise<T>, opt
         const count = await task();
         total += count;
         if (count < options.batch) break;
-        // Rest as long as the batch took (a second at most): a backlog takes at most half of the
-        // process's and the database's time, and requests waiting behind a batch go first.
-        await rest(Math.min(performance.now() - started, 1000));
+        // Rest as long as the batch took, or `restFactor` times as long (a second at most): a backlog
+        // takes at most half (a quarter, ...) of the process's and the database's time, and requests
+        // waiting behind a batch go first.
+        await rest(Math.min((options.restFactor ?? 1) * (performance.now() - started), 1000));
       }
       return total;
     },

@@ -8,7 +8,21 @@ import type { BackgroundJob } from './background-job.js';
 
 const DAY = 86_400_000;
 
+/**
+ * How hard pruning works a backlog. On SQLite one connection serves ingestion and pruning alike, and
+ * every batch is a statement ingestion waits behind: batches are smaller and the pruner rests three
+ * times as long as a batch took (measured with npm run bench lifecycle: ingest p99 while pruning
+ * ×1.66–2.15 of the p99 before with 500 rows and equal rests, ×1.13–1.37 with these). PostgreSQL's
+ * deletes and inserts do not wait on each other.
+ */
+export const PRUNING_PACE = {
+  sqlite: { batch: 200, restFactor: 3 },
+  postgres: { batch: 500, restFactor: 1 },
+} as const;
+
 export interface RetentionPrunerOptions {
+  /** The database's pace (batch size and rest); PostgreSQL's unless told. */
+  dialect?: keyof typeof PRUNING_PACE;
   /** Rows per delete: small, so ingestion waits at most one short statement for the database. */
   batch?: number;
   intervalMs?: number;
@@ -30,7 +44,8 @@ export type RetentionPruner = BackgroundJob<{ messages: number; raw: number; ale
  * nothing a module's longer retention (its own or an app's; or 0, forever) keeps is dropped whole first; the rest goes row by row.
  */
 export function startRetentionPruner(repository: RetentionRepository, defaults: Config['retention'], log: Logger, options: RetentionPrunerOptions = {}): RetentionPruner {
-  const batch = options.batch ?? 500;
+  const pace = PRUNING_PACE[options.dialect ?? 'postgres'];
+  const batch = options.batch ?? pace.batch;
   const now = options.now ?? Date.now;
   return backgroundJob(
     async ({ drain }) => {
@@ -65,6 +80,6 @@ export function startRetentionPruner(repository: RetentionRepository, defaults: 
       if (deleted.messages + deleted.raw + deleted.alerts > 0) log.info({ deleted }, 'pruned data past its retention');
       return deleted;
     },
-    { name: 'pruning data past its retention', log, batch, intervalMs: options.intervalMs },
+    { name: 'pruning data past its retention', log, batch, restFactor: pace.restFactor, intervalMs: options.intervalMs },
   );
 }
