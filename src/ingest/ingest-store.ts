@@ -272,6 +272,14 @@ export class IngestStore {
     return row.id;
   }
 
+  /**
+   * In a round (PostgreSQL), sends `arg` with the round's other calls of the batched statement;
+   * elsewhere runs `alone`. For the rarer steps whose statements live beside their own room.
+   */
+  inRound<A, R>(statement: BatchedStatement<A, R>, arg: A, alone: () => Promise<R>): Promise<R> {
+    return this.round ? this.round.add(statement, arg) : alone();
+  }
+
   /** The message's pending deliveries, one per attached app with a callback (the outbox). */
   async enqueueDeliveries(message: { id: number; module_serial: string }): Promise<number> {
     return this.round ? this.round.add(enqueueDeliveries, message) : (await enqueueDeliveriesOf(this.trx, [message]))[0];

@@ -4,9 +4,10 @@ import type { Alert, AlertKind, AlertPage } from '../domain/alerts.js';
 import type { AlertRow, Database } from './schema.js';
 import { publish } from './notifications.js';
 
-type AlertWithDevice = AlertRow & { device_serial: string; device_name: string | null };
+/** An alert's row with its device's serial and name, as the API shows it. */
+export type AlertWithDevice = AlertRow & { device_serial: string; device_name: string | null };
 
-const toAlert = (row: AlertWithDevice): Alert => ({
+export const toAlert = (row: AlertWithDevice): Alert => ({
   id: row.id,
   accountId: row.account_id,
   moduleSerial: row.module_serial,

@@ -1,6 +1,7 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects } from '../helpers/database.js';
-import { startApp } from '../helpers/app.js';
+import { createDeveloper, startApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { frames, hex } from '../helpers/uplinks.js';
 import { GroupCommit } from '../../src/ingest/group-commit.js';
@@ -94,6 +95,47 @@ describe.each(dialects)('ingest batches (%s)', (dialect) => {
       // The gateway forwarded both: seen, but neither message nor period is its own.
       expect(gateway).toMatchObject({ idx: 0, losts: before.get(serial)! + 1, lastseen: newest, period_s: null });
     }
+  });
+
+  it('raises and ends the alerts of watched modules arriving at once: one each, counted, named, queued for the apps', async () => {
+    const db = app.context.storage.db;
+    const dev = await createDeveloper(app, 'rounds@example.com');
+    const { id: accountId } = await db.selectFrom('accounts').select('id').where('email', '=', dev.email).executeTakeFirstOrThrow();
+    await db.updateTable('modules').set({ account_id: accountId }).where('serial', 'in', serials).execute();
+    await db.updateTable('devices').set({ watched: 1, name: sql<string>`'Pump ' || serial` }).where('module_serial', 'in', serials).execute();
+    // Every other module is attached to an app with a callback: its alerts are queued, the others' are not.
+    const { id: appId } = await db
+      .insertInto('apps')
+      .values({ account_id: accountId, name: 'hooks', description: '', callback_url: 'http://127.0.0.1:9/hook', key: 'k', secret: 's', created_at: 0, reftime: null, watch_period_s: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const hooked = serials.filter((_, m) => m % 2 === 0);
+    await db.insertInto('app_modules').values(hooked.map((module_serial) => ({ app_id: appId, module_serial, attached_at: 0 }))).execute();
+    const time = 1_820_000_000;
+    const wave = (seq: number, data: string) =>
+      Promise.all(serials.map((device, m) => post({ device, time: time + seq, data, seqNumber: 5000 + 10 * m + seq, station: 'C001', rssi: -100, snr: 8 })));
+
+    // Battery low twice (the second raises nothing: one open alert per kind), then battery OK.
+    for (const [seq, data] of [[0, frames.batteryLow(1)], [1, frames.batteryLow(2)], [2, frames.batteryOk(3)]] as const) {
+      expect((await wave(seq, data)).map((a) => a.body.frame)).toEqual(serials.map(() => 'message'));
+    }
+    const alerts = await db.selectFrom('alerts').selectAll().where('module_serial', 'in', serials).orderBy('module_serial').execute();
+    expect(alerts.map((a) => a.module_serial)).toEqual(serials);
+    const firsts = await db.selectFrom('messages').select(['id', 'module_serial', 'when_ms']).where('time_s', '=', time).execute();
+    const lasts = await db.selectFrom('messages').select(['module_serial', 'when_ms']).where('time_s', '=', time + 2).execute();
+    for (const alert of alerts) {
+      const raisedBy = firsts.find((m) => m.module_serial === alert.module_serial)!;
+      expect(alert).toMatchObject({ account_id: accountId, kind: 'battery_low', message_id: raisedBy.id, raised_at: raisedBy.when_ms, email_pending: 0 });
+      expect(alert.ended_at).toBe(lasts.find((m) => m.module_serial === alert.module_serial)!.when_ms);
+      expect(alert.end_message).toMatch(/battery/i);
+    }
+    const devices = await db.selectFrom('devices').select(['module_serial', 'alerts']).where('module_serial', 'in', serials).where('idx', '=', 0).execute();
+    expect(devices.every((d) => d.alerts === 1)).toBe(true);
+    const queued = await db.selectFrom('deliveries').innerJoin('alerts', 'alerts.id', 'deliveries.alert_id').select('alerts.module_serial').where('deliveries.app_id', '=', appId).execute();
+    expect(queued.map((d) => d.module_serial).sort()).toEqual(hooked);
+    // What the API shows: each alert with its own device's serial and name.
+    const listed = (await app.server.inject({ method: 'GET', url: '/iot/developers/alerts.json?limit=100', headers: { authorization: dev.auth } })).json() as { device: string; name: string | null }[];
+    expect(listed.map((a) => [a.device, a.name]).sort()).toEqual(serials.map((serial) => [serial, `Pump ${serial}`]));
   });
 
   it('runs jobs of different keys side by side and merges what they ask of a batched statement, a key’s later jobs in later rounds', async () => {

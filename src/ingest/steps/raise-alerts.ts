@@ -4,6 +4,9 @@ import { alarmEffect } from '../../monitoring/alarms.js';
 import { AlertsRepository } from '../../storage/alerts-repository.js';
 import { enqueueAlertDeliveries } from '../../delivery/outbox.js';
 import { publish } from '../../storage/notifications.js';
+import type { NewAlert } from '../../storage/alerts-repository.js';
+import { endAlerts, enqueueAlerts, raiseAlerts as raiseBatched } from '../batched-alerts.js';
+import type { AlertsEnd } from '../batched-alerts.js';
 import type { DeviceRow } from '../../storage/schema.js';
 import type { IngestModule, IngestStore } from '../ingest-store.js';
 
@@ -50,18 +53,18 @@ async function watchedDevice(
   // contact, so only a flagged device has one to end: every other uplink skips the write.
   for (const alive of new Set([module.device, heard])) {
     if (alive.lost_contact !== 1 || (!moduleWatched && alive.watched !== 1)) continue;
-    const ended = await AlertsRepository.end(store.trx, alive.id, ['lost_contact'], 'uplink received', at);
+    const ended = await end(store, { deviceId: alive.id, kinds: ['lost_contact'], text: 'uplink received', at });
     await store.trx.updateTable('devices').set({ network: 'ON', lost_contact: 0 }).where('id', '=', alive.id).execute();
     changes.ended.push(...ended);
   }
   const effect = alarmEffect(frame);
   if (effect === undefined) return changes;
   if ('end' in effect) {
-    changes.ended.push(...(await AlertsRepository.end(store.trx, device.id, effect.end, effect.text, at)));
+    changes.ended.push(...(await end(store, { deviceId: device.id, kinds: effect.end, text: effect.text, at })));
     return changes;
   }
   if (module.accountId === null) return changes;
-  const raised = await AlertsRepository.raise(store.trx, {
+  const raised = await raise(store, {
     accountId: module.accountId,
     moduleSerial: module.serial,
     deviceId: device.id,
@@ -80,7 +83,13 @@ async function watchedDevice(
  */
 async function announce(store: IngestStore, module: IngestModule, changes: AlertChanges): Promise<AlertChanges> {
   // Without an app that has a callback URL there is nothing to queue (the lock read it).
-  if (module.callbacks) await enqueueAlertDeliveries(store.trx, changes.raised);
+  if (module.callbacks && changes.raised.length > 0) {
+    await store.inRound(enqueueAlerts, changes.raised, () => enqueueAlertDeliveries(store.trx, changes.raised).then(() => undefined));
+  }
   for (const alert of [...changes.raised, ...changes.ended]) await publish(store.trx, 'alerts', `${alert.id} ${alert.moduleSerial}`);
   return changes;
 }
+
+// One statement per round for every uplink of it that raises or ends an alert (PostgreSQL).
+const raise = (store: IngestStore, alert: NewAlert) => store.inRound(raiseBatched, alert, () => AlertsRepository.raise(store.trx, alert));
+const end = (store: IngestStore, e: AlertsEnd) => store.inRound(endAlerts, e, () => AlertsRepository.end(store.trx, e.deviceId, e.kinds, e.text, e.at));
