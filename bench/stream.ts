@@ -3,7 +3,8 @@
 // commit: p50/p99 uplink-to-event over every (stream, uplink). (2) What alerts, MQTT and metrics
 // cost ingest: uplinks/s through the pipeline with all three at work (watched modules sending a
 // fleet's mix of keep-alives and one alarm event in 25, the MQTT bridge publishing to the local broker, the metrics observer), against the
-// same pipeline without them, alternated three times in one run; the ratio of medians is the cost.
+// same pipeline without them, alternated five times in one run (order swapped each time); the ratio of
+// medians is the cost.
 // SQLite, then PostgreSQL when reachable.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +21,7 @@ const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const UPLINKS = Number(process.env.BENCH_STREAM_UPLINKS ?? 50);
 const INGEST_UPLINKS = Number(process.env.BENCH_INGEST_UPLINKS ?? 3000);
 const CONCURRENCY = 32;
+const ROUNDS = 5;
 const MODULES = 200;
 const silent = pino({ level: 'silent' });
 
@@ -143,15 +145,17 @@ async function ingestCost(context: Context, label: string): Promise<void> {
   // A warm-up round each, not counted: the first statements of a run are compiled and cached.
   await ingestRate(bare, plain.serials, 0);
   await ingestRate(context.ingest, full.serials, 0);
-  for (let round = 1; round <= 3; round++) {
-    without.push(await ingestRate(bare, plain.serials, round * 100));
-    withAll.push(await ingestRate(context.ingest, full.serials, round * 100));
+  // Five rounds, the order swapped every round: a machine that slows down (or speeds up) through the
+  // run weighs on both sides alike instead of on whichever always runs second.
+  for (let round = 1; round <= ROUNDS; round++) {
+    const pair = [() => ingestRate(bare, plain.serials, round * 100).then((r) => without.push(r)), () => ingestRate(context.ingest, full.serials, round * 100).then((r) => withAll.push(r))];
+    for (const measure of round % 2 === 1 ? pair : pair.reverse()) await measure();
   }
   const alerts = await context.storage.db.selectFrom('alerts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const a = median(without);
   const b = median(withAll);
   console.log(
-    `${label}: ingest ${INGEST_UPLINKS} uplinks × 3 rounds, concurrency ${CONCURRENCY}: without alerts/MQTT/metrics ${a.toFixed(0)}/s (${without.map((v) => v.toFixed(0)).join(', ')}), ` +
+    `${label}: ingest ${INGEST_UPLINKS} uplinks × ${ROUNDS} rounds, concurrency ${CONCURRENCY}: without alerts/MQTT/metrics ${a.toFixed(0)}/s (${without.map((v) => v.toFixed(0)).join(', ')}), ` +
       `with ${b.toFixed(0)}/s (${withAll.map((v) => v.toFixed(0)).join(', ')}); cost ${((1 - b / a) * 100).toFixed(1)} %` +
       `; ${Number(alerts.n)} alerts raised; MQTT ${bridge ? (bridge.connected ? 'publishing' : 'broker not reached') : 'off'}`,
   );
