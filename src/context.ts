@@ -175,6 +175,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     migrate: options.migrate ?? true,
     database: config.database,
     onNotifierError: (error) => log.warn({ err: error }, 'notification listener lost its database connection; reconnecting'),
+    onCheckpointerError: (error) => log.error({ err: error }, 'SQLite checkpoint worker failed; the writer checkpoints the WAL itself from now on'),
   });
   const secret =
     config.secret ?? (await new SettingsRepository(storage.db).getOrCreate('secret', () => randomBytes(32).toString('base64url')));

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Database } from './schema.js';
 import type { Capabilities } from './capabilities.js';
 import { connectSqlite, sqliteCapabilities } from './sqlite/connect.js';
+import { startCheckpointer } from './sqlite/checkpointer.js';
 import { connectPostgres, postgresCapabilities } from './postgres/connect.js';
 import { migrateToLatest } from './migrate.js';
 import { TransactionalNotifier } from './notifications.js';
@@ -34,6 +35,10 @@ export interface OpenOptions {
   database?: Partial<Config['database']>;
   /** Told when the notifier's listening connection fails (it reconnects by itself). */
   onNotifierError?: (error: unknown) => void;
+  /** SQLite file: checkpoint the WAL from a worker thread (sqlite/checkpointer.ts); default true. */
+  backgroundCheckpoints?: boolean;
+  /** Told when that worker fails (the writer checkpoints by itself again). */
+  onCheckpointerError?: (error: unknown) => void;
 }
 
 export async function openStorage(databaseUrl: string, options: OpenOptions = {}): Promise<Storage> {
@@ -52,8 +57,13 @@ export async function openStorage(databaseUrl: string, options: OpenOptions = {}
       ? connectSqlite(target.path, { wrap, busyTimeoutMs: settings.lockTimeoutMs })
       : connectPostgres(target.url, { ...settings, wrap, onPool });
   const capabilities = target.dialect === 'sqlite' ? sqliteCapabilities : postgresCapabilities;
+  const checkpointer =
+    target.dialect === 'sqlite' && target.path !== ':memory:' && options.backgroundCheckpoints !== false
+      ? await startCheckpointer(target.path, db, { onError: options.onCheckpointerError })
+      : undefined;
   const close = async () => {
     await notifier.close();
+    await checkpointer?.stop();
     await db.destroy();
   };
   const storage: Storage = { db, capabilities, notifier, poolUse: () => poolUse(), close };

@@ -1,0 +1,76 @@
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openStorage } from '../../src/storage/storage.js';
+import { connectSqlite } from '../../src/storage/sqlite/connect.js';
+import { startCheckpointer } from '../../src/storage/sqlite/checkpointer.js';
+
+// SQLite only: checkpoints are a property of its WAL file; PostgreSQL has nothing like them.
+const dir = mkdtempSync(join(tmpdir(), 'snsr-checkpoint-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Polls until `check` holds, failing after `ms` (generous: a busy machine is slow, not wrong). */
+async function until(check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const autoCheckpoint = async (db: Parameters<typeof startCheckpointer>[1]) =>
+  (await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db)).rows[0]!.wal_autocheckpoint;
+
+describe('SQLite checkpoints in a worker thread', () => {
+  it('copies committed pages into the database file from the worker, the writer never checkpointing itself', async () => {
+    const file = join(dir, 'worker.sqlite');
+    const storage = await openStorage(`sqlite:${file}`, { migrate: true });
+    try {
+      expect(await autoCheckpoint(storage.db)).toBe(0);
+      const before = statSync(file).size;
+      // 4 MB in one commit: more than SQLite's own threshold (1,000 pages), all of it in the WAL.
+      const value = 'x'.repeat(4000);
+      await storage.db.transaction().execute(async (trx) => {
+        for (let i = 0; i < 1000; i++) await trx.insertInto('settings').values({ name: `filler-${i}`, value }).execute();
+      });
+      // The database file grows only when a checkpoint writes the pages back: the worker's doing.
+      await until(() => statSync(file).size >= before + 4_000_000);
+      expect((await storage.db.selectFrom('settings').select('name').where('name', 'like', 'filler-%').execute()).length).toBe(1000);
+    } finally {
+      await storage.close();
+    }
+    // Closed in order: the last connection checkpoints and removes the WAL.
+    expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('hands checkpoints back to the writer when the worker fails, and says so', async () => {
+    const file = join(dir, 'fallback.sqlite');
+    const db = connectSqlite(file);
+    const errors: unknown[] = [];
+    try {
+      // The worker cannot open its file: it fails at once.
+      const checkpointer = await startCheckpointer(join(dir, 'missing', 'none.sqlite'), db, { onError: (error) => errors.push(error) });
+      await until(() => errors.length > 0);
+      await until(async () => (await autoCheckpoint(db)) === 1000);
+      await checkpointer.stop();
+      expect(String(errors[0])).toMatch(/unable to open|directory does not exist|no such file/i);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('leaves an in-memory database and a storage asked not to alone', async () => {
+    const memory = await openStorage('sqlite::memory:', { migrate: true });
+    const file = join(dir, 'plain.sqlite');
+    const plain = await openStorage(`sqlite:${file}`, { backgroundCheckpoints: false });
+    try {
+      expect(await autoCheckpoint(memory.db)).toBe(1000);
+      expect(await autoCheckpoint(plain.db)).toBe(1000);
+    } finally {
+      await memory.close();
+      await plain.close();
+    }
+  });
+});
