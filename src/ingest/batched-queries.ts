@@ -145,6 +145,21 @@ export const childDevices: BatchedStatement<[string, number], DeviceRow | undefi
   },
 };
 
+const CREATE_CHILD_DEVICES = hot(
+  'INSERT INTO devices (module_serial, idx, serial) SELECT serial, idx, serial || \'/\' || idx FROM unnest($1::text[], $2::integer[]) s(serial, idx) ' +
+    'ON CONFLICT (module_serial, idx) DO NOTHING RETURNING *',
+);
+
+/**
+ * Creates each module's device of that index, found missing under the module's lock; each new row,
+ * or undefined where the insert did nothing (the device exists after all).
+ */
+export const createChildDevices: BatchedStatement<[string, number], DeviceRow | undefined> = {
+  async run(trx, args) {
+    return matched(args, await rows<DeviceRow>(trx, CREATE_CHILD_DEVICES, columns(args, 2)), ([serial, idx]) => `${serial}/${idx}`, (row) => `${row.module_serial}/${row.idx}`);
+  },
+};
+
 const RECENT_FRAMES = hot(
   'SELECT s.serial, r.entry_id, r.frame_type, r.stamp, r.frame FROM unnest($1::text[]) s(serial) CROSS JOIN LATERAL ' +
     '(SELECT entry_id, frame_type, stamp, frame FROM messages WHERE module_serial = s.serial ' +

@@ -229,11 +229,17 @@ export class IngestStore {
     const ahead = this.sentAhead<DeviceRow | undefined>(`child ${index}`);
     const [existing] = ahead ? [await ahead] : this.round ? [await this.round.add(b.childDevices, [moduleSerial, index])] : await q.childDevice(this.trx, moduleSerial, index);
     if (existing) return existing;
-    await this.trx
-      .insertInto('devices')
-      .values({ module_serial: moduleSerial, idx: index, serial: `${moduleSerial}/${index}` })
-      .onConflict((oc) => oc.columns(['module_serial', 'idx']).doNothing())
-      .execute();
+    // In a round, the round's new children go in one statement (and the job waits on the round with the others).
+    const made = this.round
+      ? await this.round.add(b.createChildDevices, [moduleSerial, index])
+      : await this.trx
+          .insertInto('devices')
+          .values({ module_serial: moduleSerial, idx: index, serial: `${moduleSerial}/${index}` })
+          .onConflict((oc) => oc.columns(['module_serial', 'idx']).doNothing())
+          .returningAll()
+          .executeTakeFirst();
+    if (made) return made;
+    // The insert did nothing: the device exists after all.
     const [created] = await q.childDevice(this.trx, moduleSerial, index);
     if (!created) throw new Error(`device ${moduleSerial}/${index} could not be created`);
     return created;
