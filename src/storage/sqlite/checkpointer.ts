@@ -64,6 +64,8 @@ export async function startCheckpointer(path: string, db: Kysely<Database>, opti
     async stop() {
       if (!stopping) {
         stopping = true;
+        // Waited for now: an unreferenced worker would let the process's event loop run dry first.
+        worker.ref();
         worker.postMessage('stop');
       }
       await exited;
