@@ -18,6 +18,11 @@ export interface GroupCommitOptions {
   maxBatch: number;
   /** Batches in flight at once: 1 for SQLite's single connection, a few for a PostgreSQL pool. */
   concurrency: number;
+  /**
+   * A batch starts beside one in flight only once this many jobs wait (default 1): under load a
+   * batch's statements and commit serve more jobs, and an idle server still starts a lone job at once.
+   */
+  overlapAt?: number;
   /** Errors a job throws before writing anything (a rejected uplink): they fail that job only. */
   isRejection: (error: unknown) => boolean;
   /**
@@ -73,6 +78,7 @@ export class GroupCommit {
 
   private pump(): void {
     while (this.active < this.options.concurrency && this.queue.length > 0) {
+      if (this.active > 0 && this.queue.length < (this.options.overlapAt ?? 1)) return;
       const batch = this.queue.splice(0, this.options.maxBatch);
       this.active++;
       void this.commit(batch).finally(() => {

@@ -47,12 +47,17 @@ export class IngestService {
     private readonly options: IngestOptions,
   ) {
     this.dateText = remembered(options.dateText);
+    const maxBatch = options.maxBatch ?? 64;
     this.commits = new GroupCommit(storage.db, {
-      maxBatch: options.maxBatch ?? 64,
+      maxBatch,
       // Overlapping batches are safe only where module rows can be locked. On PostgreSQL two overlap
       // (measured: more make smaller batches and more round trips), leaving the pool room for reads;
       // SQLite has one connection anyway.
       concurrency: storage.capabilities.skipLocked ? 2 : 1,
+      // The second only once a quarter of a full batch waits: overlapping at once split 32 uplinks in
+      // flight into batches of ~9, each paying the same six statements (measured: a third fewer
+      // statements and about a fifth less PostgreSQL CPU per uplink at 16, throughput no lower).
+      overlapAt: Math.max(1, Math.floor(maxBatch / 4)),
       isRejection: (error) => error instanceof DomainError,
       // PostgreSQL: the uplinks of a batch side by side, one statement per table for all of them.
       rounds: storage.capabilities.skipLocked,

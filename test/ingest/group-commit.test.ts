@@ -109,6 +109,29 @@ describe.each(dialects)('group commit (%s)', (dialect) => {
     expect(runs).toEqual({ a: 2, b: 2, c: 1 });
   });
 
+  it.runIf(dialect === 'postgres')('starts a batch beside a running one only once overlapAt jobs wait', async () => {
+    const group = new GroupCommit(db(), { maxBatch: 8, concurrency: 2, overlapAt: 3, isRejection: () => false });
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let entered!: () => void;
+    const running = new Promise<void>((resolve) => (entered = resolve));
+    const first = group.run('first', async () => {
+      entered();
+      await gate;
+    });
+    await running;
+    const batches = new Map<string, Kysely<Database>>();
+    const job = (key: string) => group.run(key, async (trx) => void batches.set(key, trx));
+    const waiting = [job('w1'), job('w2')];
+    // Past the turn on which a batch would have taken them (setImmediate), a third job comes.
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+    // Three wait: one batch takes them all while the first is still running.
+    await Promise.all([...waiting, job('w3')]);
+    expect(new Set(batches.values()).size).toBe(1);
+    open();
+    await first;
+  });
+
   it('settles a job only once its transaction has committed, and drain waits for every job', async () => {
     const group = commits(dialect === 'postgres' ? 3 : 1);
     let settled = 0;
