@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { AccountsRepository } from '../storage/accounts-repository.js';
 import type { SignupsRepository } from '../storage/signups-repository.js';
-import type { Account, Authenticated } from './types.js';
+import type { Account, Authenticated, Credential } from './types.js';
 import type { ApiKeyService } from './api-keys.js';
 import { expired } from './api-keys.js';
 import type { SessionService } from './sessions.js';
@@ -99,6 +99,21 @@ export class AccountService {
     if (await this.passwordMatches(account, secret)) return { account, credential: { kind: 'password' } };
     await guard.failed();
     throw unauthorized(secret.startsWith(API_KEY_PREFIX) ? 'invalid credentials: no API key of this account has this secret (revoked?)' : 'invalid credentials');
+  }
+
+  /**
+   * Whether Basic credentials checked earlier (`account` as it was then) still hold, for what stays
+   * open after the check (a live stream): the account is there under the same email, and the password
+   * or the account token has not changed since, or the API key is neither revoked nor expired. No
+   * password is hashed: a comparison and a read or two.
+   */
+  async stillValid(account: Account, credential: Credential): Promise<boolean> {
+    const now = await this.accounts.byId(account.id);
+    if (!now || now.email !== account.email) return false;
+    if (credential.kind === 'password') return now.passwordHash === account.passwordHash;
+    if (credential.kind === 'token') return now.apiKeySalt === account.apiKeySalt;
+    if (credential.kind === 'key') return this.keys.usable(account.id, credential.keyId);
+    return true;
   }
 
   /** The dashboard's sign-in: the password only, never a token or an API key. */

@@ -74,6 +74,12 @@ export class ApiKeyService {
     return key;
   }
 
+  /** Whether the account's key still works: not revoked, not expired. */
+  async usable(accountId: number, id: number): Promise<boolean> {
+    const key = await this.keys.owned(accountId, id);
+    return key !== undefined && !expired(key);
+  }
+
   /**
    * The key with this secret and its account, expired or not (the caller says which), with its
    * last use recorded; undefined when no key has it.

@@ -40,9 +40,9 @@ export interface StreamOptions {
   resumeFrom: Cursor | undefined;
   heartbeatMs: number;
   /**
-   * Asked at each heartbeat when the stream's credential can end while it is open (a dashboard
-   * session: signed out, idle, password changed): false ends the stream, and the client's
-   * reconnection then meets the 401 its other requests get.
+   * Asked at each heartbeat: whether the stream's credential still works (a session not ended, a
+   * password or token unchanged, an API key not revoked, a device key not rotated). False ends the
+   * stream, and the client's reconnection then meets the 401 its other requests get.
    */
   stillAuthorized?: () => Promise<boolean>;
   onOpen(): void;

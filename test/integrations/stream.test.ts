@@ -125,6 +125,42 @@ describe.each(dialects)('GET /iot/developers/stream (%s)', (dialect) => {
     expect((await open('', own)).status).toBe(401);
   });
 
+  it('ends a stream at the next heartbeat once its credential stops working: API key revoked, token regenerated, password changed', async () => {
+    const carol = await createDeveloper(app, 'carol@example.com');
+    const account = async () => (await app.context.repositories.accounts.byEmail(carol.email))!;
+    const revoked = await app.context.apiKeys.create(await account(), { name: 'revoked' });
+    const kept = await app.context.apiKeys.create(await account(), { name: 'kept' });
+    const streams = {
+      password: await open('', { authorization: carol.auth }),
+      token: await open('', { authorization: `Basic ${carol.token}` }),
+      revoked: await open('', { authorization: `Basic ${revoked.token}` }),
+      kept: await open('', { authorization: `Basic ${kept.token}` }),
+    };
+    expect(Object.values(streams).map((s) => s.status)).toEqual([200, 200, 200, 200]);
+    const open_ = new Set(Object.keys(streams));
+    for (const [name, stream] of Object.entries(streams)) void stream.ended.then(() => open_.delete(name));
+    /** Waits for the stream to end, then for two more heartbeats on every stream still open: they go on. */
+    const endsAlone = async (name: keyof typeof streams) => {
+      const late = new Promise((_, reject) => setTimeout(() => reject(new Error(`the ${name} stream outlived its credential by 15 s`)), 15_000).unref());
+      await Promise.race([streams[name].ended, late]);
+      const still = [...open_].map((n) => streams[n as keyof typeof streams]);
+      const counts = still.map((s) => s.comments.length);
+      await Promise.all(still.map(async (s, i) => { while (s.comments.length < counts[i]! + 2) await new Promise((r) => setTimeout(r, 50)); }));
+    };
+    await app.context.apiKeys.revoke((await account()).id, revoked.key.id);
+    await endsAlone('revoked');
+    expect([...open_].sort()).toEqual(['kept', 'password', 'token']);
+    await app.context.accounts.regenerateToken(await account());
+    await endsAlone('token');
+    expect([...open_].sort()).toEqual(['kept', 'password']);
+    await app.context.accounts.updatePassword(await account(), 'Secret123', 'Secret456!', 'Secret456!');
+    await endsAlone('password');
+    expect([...open_]).toEqual(['kept']);
+    // Reconnecting with what stopped working meets the 401 every other request gets.
+    expect((await open('', { authorization: carol.auth })).status).toBe(401);
+    expect((await open('', { authorization: `Basic ${revoked.token}` })).status).toBe(401);
+  });
+
   it.runIf(dialect === 'postgres')('delivers an uplink ingested by another process within a second', async () => {
     const client = await open('?serial=C0FE');
     await app.context.streams.hub.ready();
@@ -163,10 +199,11 @@ describe.each(dialects)('GET /iot/devices/stream (%s)', (dialect) => {
   let app: TestApp;
   let base: string;
   let token: string;
+  let developer: Awaited<ReturnType<typeof createDeveloper>>;
   beforeAll(async () => {
-    app = await startApp(dialect, { SNSR_MAX_EVENT_LOOP_DELAY_MS: '0' });
+    app = await startApp(dialect, { SNSR_STREAM_HEARTBEAT_S: '1', SNSR_MAX_EVENT_LOOP_DELAY_MS: '0' });
     await importCatalog(app);
-    await createDeveloper(app, 'alice@example.com');
+    developer = await createDeveloper(app, 'alice@example.com');
     await app.context.modules.register(1, [{ serial: 'C0FE', key: '1A2B3C4D' }, { serial: '0ACE', key: '0000ACE0' }]);
     token = (await app.server.inject({ method: 'GET', url: '/iot/devices/crc.json?sn=C0FE&key=1A2B3C4D' })).body;
     base = await app.server.listen({ port: 0, host: '127.0.0.1' });
@@ -191,6 +228,24 @@ describe.each(dialects)('GET /iot/devices/stream (%s)', (dialect) => {
       expect(client.events).toHaveLength(1);
     } finally {
       client.close();
+    }
+  });
+
+  it('ends a device-token stream once the device key is rotated, and a developer one once the module is unregistered', async () => {
+    const byToken = await openSse(`${base}/iot/devices/stream`, { 'x-snsr-device-key': token });
+    const byDeveloper = await openSse(`${base}/iot/devices/stream?sn=0ACE`, { authorization: developer.auth });
+    try {
+      expect([byToken.status, byDeveloper.status]).toEqual([200, 200]);
+      const late = (what: string) => new Promise((_, reject) => setTimeout(() => reject(new Error(`the ${what} stream went on for 15 s`)), 15_000).unref());
+      await app.context.modules.rekey(1, 'C0FE');
+      await Promise.race([byToken.ended, late('device-token')]);
+      const heartbeats = byDeveloper.comments.length;
+      while (byDeveloper.comments.length < heartbeats + 2) await new Promise((resolve) => setTimeout(resolve, 50));
+      await app.context.modules.unregister(1, (await app.context.repositories.devices.bySerial('0ACE'))!.id, '0ACE');
+      await Promise.race([byDeveloper.ended, late('developer')]);
+    } finally {
+      byToken.close();
+      byDeveloper.close();
     }
   });
 });

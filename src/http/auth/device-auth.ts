@@ -76,6 +76,22 @@ export async function authenticateDevice(context: Context, request: FastifyReque
 }
 
 /**
+ * For what stays open after authentication (a live stream): whether the request's credential still
+ * grants the same module registration. A device token is checked again as on a new request (the
+ * device key rotated or the module changed hands: no longer); developer credentials must still hold
+ * (password, token, API key unchanged) and the account still hold the module.
+ */
+export function deviceAccessCheck(context: Context, request: FastifyRequest): () => Promise<boolean> {
+  const { module } = request.deviceScope;
+  const token = presentedToken(context, request);
+  const { account, credential } = request;
+  const sameRegistration = (now: { accountId: number | null; registration: number | null } | undefined) =>
+    now !== undefined && now.accountId === module.accountId && now.registration === module.registration;
+  if (token !== undefined) return () => context.devices.byToken(token).then((scope) => sameRegistration(scope.module), () => false);
+  return async () => (await context.accounts.stillValid(account, credential)) && sameRegistration(await context.repositories.modules.bySerial(module.serial));
+}
+
+/**
  * preValidation hook for the device routes: after the body is parsed (developer credentials may
  * name the module in a form body) but before parameters are validated, so a caller without
  * credentials learns that first.

@@ -19,7 +19,8 @@ export const STREAM_DESCRIPTION =
   '`delivery` (developer streams: the outcome of each callback attempt, delivered, retrying or failed). ' +
   'Each event id is `<message id>-<alert id>-<delivery time>-<delivery id>`; reconnecting with `Last-Event-ID` replays up to 100 missed events of each type. ' +
   'A comment line every SNSR_STREAM_HEARTBEAT_S seconds keeps the connection alive. ' +
-  "The dashboard's session cookie is accepted from its own origin (EventSource sends no headers); such a stream ends at the first heartbeat after the session ends.";
+  "The dashboard's session cookie is accepted from its own origin (EventSource sends no headers). " +
+  'A stream ends at the first heartbeat after its credential stops working: the session ends, the password or the account token changes, the API key is revoked or expires.';
 
 /** The caller's live events: their modules only, narrowed to an app's and to one module or device. */
 export async function streamRoutes(app: Server, context: Context): Promise<void> {
@@ -48,10 +49,14 @@ export async function streamRoutes(app: Server, context: Context): Promise<void>
         if (!device || module?.accountId !== accountId) throw notFound(`device ${serial} not found`);
         scope.serial = serial;
       }
-      // A dashboard session can end while its page listens: the stream ends with it.
-      const session = request.credential.kind === 'session' ? request.credential.sessionHash : undefined;
-      const stillAuthorized = session === undefined ? undefined : async () => (await sessionOf(context, request))?.session.idHash === session;
-      await serveStream(request, reply, { ...context.streams.options(), scope, resumeFrom, ...(stillAuthorized && { stillAuthorized }) });
+      // What opened the stream can stop working while it is open: the session ends, the password or
+      // the account token changes, the API key is revoked. The stream ends with it.
+      const { account, credential } = request;
+      const stillAuthorized =
+        credential.kind === 'session'
+          ? async () => (await sessionOf(context, request))?.session.idHash === credential.sessionHash
+          : () => context.accounts.stillValid(account, credential);
+      await serveStream(request, reply, { ...context.streams.options(), scope, resumeFrom, stillAuthorized });
     },
   });
 }

@@ -4,6 +4,7 @@ import { normalizeSerial } from '../../../domain/modules.js';
 import { notFound } from '../../../domain/errors.js';
 import type { Server } from '../../server-types.js';
 import { lastEventId, serveStream } from '../../sse.js';
+import { deviceAccessCheck } from '../../auth/device-auth.js';
 import { DeviceKey, responses } from '../../schemas.js';
 import { STREAM_DESCRIPTION } from '../developers/stream.js';
 
@@ -34,7 +35,7 @@ export async function deviceStreamRoutes(app: Server, context: Context): Promise
         if (device?.moduleSerial !== module.serial) throw notFound(`device ${serial} not found in module ${module.serial}`);
       }
       const scope = { accountId: module.accountId, modules: new Set([module.serial]), ...(serial !== undefined && { serial }) };
-      await serveStream(request, reply, { ...context.streams.options(), scope, resumeFrom });
+      await serveStream(request, reply, { ...context.streams.options(), scope, resumeFrom, stillAuthorized: deviceAccessCheck(context, request) });
     },
   });
 }
