@@ -3,7 +3,7 @@ import type { AttemptGuard } from './attempt-guard.js';
 import { LRUCache } from 'lru-cache';
 import type { ModulesRepository } from '../storage/modules-repository.js';
 import type { DevicesRepository, DeviceFlags } from '../storage/devices-repository.js';
-import type { MessagesRepository, StoredPage, TimeRange } from '../storage/messages-repository.js';
+import type { HistoryRow, MessagesRepository, TimeRange } from '../storage/messages-repository.js';
 import type { RawMessage, RawMessagesRepository } from '../storage/raw-messages-repository.js';
 import type { CatalogModule, Child, Device } from './types.js';
 import type { ModuleService } from './modules.js';
@@ -205,10 +205,10 @@ export class DeviceService {
 
   /**
    * History (`until`) and recents (`after`): newest first, bounds exclusive, at most `amount`. A
-   * device selector narrows the module's messages to one device's. The page comes as its JSON text,
-   * or (when some message was stored without its wire form) as its entries (`StoredPage`).
+   * device selector narrows the module's messages to one device's. Each message comes as its stored
+   * wire form (JSON text), or as its columns when it was stored without one.
    */
-  async messages(scope: DeviceScope, selector: DeviceSelector, page: PageParameters): Promise<StoredPage> {
+  async messages(scope: DeviceScope, selector: DeviceSelector, page: PageParameters): Promise<(string | HistoryRow)[]> {
     const range = pageRange(page);
     const device = await this.select(scope, selector);
     return this.repositories.messages.storedPage({ moduleSerial: scope.module.serial, ...(device && { deviceId: device.id }) }, range);
@@ -220,7 +220,7 @@ export class DeviceService {
    * statement and the page is shown only if the module, as read with it, still grants the token.
    * Answers as `messages` after `byToken` would, 401s first.
    */
-  async messagesByToken(verified: VerifiedToken, selector: DeviceSelector, page: PageParameters): Promise<StoredPage> {
+  async messagesByToken(verified: VerifiedToken, selector: DeviceSelector, page: PageParameters): Promise<(string | HistoryRow)[]> {
     let range: TimeRange;
     try {
       range = pageRange(page);

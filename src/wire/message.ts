@@ -54,12 +54,10 @@ export function messagesJson(rows: readonly RowWithSerial[]): string {
 }
 
 /**
- * A page of stored messages as JSON text: the page's text when storage joined it already, else
- * their stored `body` texts as they are, and messages stored without one (before ingestion wrote
- * it) built from their columns.
+ * A page of stored messages as JSON text: their stored `body` texts as they are, and messages
+ * stored without one (before ingestion wrote it) built from their columns.
  */
-export function storedPageJson(page: string | readonly (string | RowWithSerial)[]): string {
-  if (typeof page === 'string') return page;
+export function storedPageJson(page: readonly (string | RowWithSerial)[]): string {
   let text = '[';
   for (let i = 0; i < page.length; i++) {
     const entry = page[i]!;
