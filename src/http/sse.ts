@@ -88,7 +88,9 @@ export async function serveStream(request: FastifyRequest, reply: FastifyReply, 
     if (event.type === 'message') cursor.message = Math.max(cursor.message, event.id);
     else if (event.type === 'alert') cursor.alert = Math.max(cursor.alert, event.id);
     else if (!cursor.delivery || after({ at: event.at, id: event.id }, cursor.delivery)) cursor.delivery = { at: event.at, id: event.id };
-    res.write(`id: ${formatId(cursor)}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+    // One event goes to every stream that wants it: serialized once, not once per stream.
+    event.json ??= JSON.stringify(event.data);
+    res.write(`id: ${formatId(cursor)}\nevent: ${event.type}\ndata: ${event.json}\n\n`);
     if (res.writableLength > MAX_BUFFERED_BYTES) res.destroy();
   };
   const remove = hub.add({ scope, send: (event) => (replaying ? held.push(event) : write(event)) });

@@ -19,10 +19,14 @@ export interface EventSource {
  * One event of a live stream: its SSE `event` name, its id parts and its JSON data. A delivery's
  * outcomes share its id, so its place in the stream is its outcome's time and id.
  */
-export type StreamEvent =
+export type StreamEvent = (
   | { type: 'message'; id: number; data: unknown }
   | { type: 'alert'; id: number; data: unknown }
-  | { type: 'delivery'; id: number; at: number; data: unknown };
+  | { type: 'delivery'; id: number; at: number; data: unknown }
+) & {
+  /** `data` as JSON, written by the first stream that sends the event and reused by the others. */
+  json?: string;
+};
 
 export interface Subscriber {
   scope: StreamScope;
