@@ -36,7 +36,7 @@ const ROUNDS = 5;
 const ROUND_MS = 1500;
 const WARMUP_MS = 1000;
 const T0 = Date.UTC(2024, 0, 1);
-/** BENCH_CPU_PROF=<dir>: a CPU profile of this process while only the history route is loaded, per dialect and size. */
+/** BENCH_CPU_PROF=<dir>: CPU profiles of this process while only the history route, then only the floor, is loaded, per dialect and size. */
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 /** BENCH_HISTORY_DIALECTS=sqlite (or postgres): only those dialects, for quicker runs. */
 const DIALECTS = (process.env.BENCH_HISTORY_DIALECTS ?? 'sqlite,postgres').split(',');
@@ -296,18 +296,25 @@ async function benchDialect(dialect: 'sqlite' | 'postgres', measure: ReturnType<
 
     const figures: Record<number, Record<string, Figure>> = {};
     const postgresUrl = dialect === 'postgres' ? database.url : undefined;
+    /**
+     * The history route and then the floor, each loaded alone under the profiler: the floor's
+     * profile shows what the HTTP stack costs per answer (the socket write above all), so that
+     * the history profile's share of it can be told from snsr's own work.
+     */
     const profile = async (size: number) => {
       if (!PROFILE_DIR) return;
       const session = new Session();
       session.connect();
       await session.post('Profiler.enable');
-      await session.post('Profiler.start');
-      await measure(tokens, { [HISTORY]: routes[HISTORY]! }, postgresUrl, 3);
-      const { profile: taken } = await session.post('Profiler.stop');
+      for (const [name, prefix] of [[HISTORY, 'history'], [FLOOR, 'floor']] as const) {
+        await session.post('Profiler.start');
+        const figure = (await measure(tokens, { [name]: routes[name]! }, postgresUrl, 3))[name]!;
+        const { profile: taken } = await session.post('Profiler.stop');
+        const file = join(PROFILE_DIR, `${prefix}-${dialect}-${size}.cpuprofile`);
+        writeFileSync(file, JSON.stringify(taken));
+        console.log(`${dialect}: CPU profile of ${name} alone (${fmt(figure.rate)}/s, ${fmt(figure.cpuUs)} µs CPU per answer) written to ${file}`);
+      }
       session.disconnect();
-      const file = join(PROFILE_DIR, `history-${dialect}-${size}.cpuprofile`);
-      writeFileSync(file, JSON.stringify(taken));
-      console.log(`${dialect}: CPU profile of the history route alone written to ${file}`);
     };
     for (const size of [SMALL, LARGE]) {
       if (size === LARGE) {
