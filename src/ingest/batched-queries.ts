@@ -6,31 +6,30 @@
 // planner might choose to make by scanning a table that grows.
 import { CompiledQuery } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { Database, DeviceRow, NewMessage } from '../storage/schema.js';
+import type { Database, DeviceRow } from '../storage/schema.js';
 import { markHot } from '../storage/hot-statements.js';
 import type { BatchedStatement } from './round.js';
 import type { RecentFrame } from './ingest-store.js';
-import { DEVICE_FIELDS, MESSAGE_COLUMNS } from './ingest-queries.js';
 import type { ModuleWithDevice, RawValues } from './ingest-queries.js';
 
 type Db = Kysely<Database>;
 
-function hot(text: string): string {
+export function hot(text: string): string {
   markHot(text);
   return text;
 }
 
-async function rows<R>(trx: Db, text: string, parameters: unknown[]): Promise<R[]> {
+export async function rows<R>(trx: Db, text: string, parameters: unknown[]): Promise<R[]> {
   return (await trx.executeQuery<R>(CompiledQuery.raw(text, parameters))).rows;
 }
 
 /** The arguments as one array per column, for `unnest`. */
-function columns(args: readonly (readonly unknown[])[], width: number): unknown[][] {
+export function columns(args: readonly (readonly unknown[])[], width: number): unknown[][] {
   return Array.from({ length: width }, (_, column) => args.map((arg) => arg[column] ?? null));
 }
 
 /** Answers each argument with the row whose `key` matches its own, or undefined. */
-function matched<A, R>(args: A[], found: R[], argKey: (arg: A) => unknown, rowKey: (row: R) => unknown): (R | undefined)[] {
+export function matched<A, R>(args: A[], found: R[], argKey: (arg: A) => unknown, rowKey: (row: R) => unknown): (R | undefined)[] {
   const byKey = new Map(found.map((row) => [rowKey(row), row]));
   return args.map((arg) => byKey.get(argKey(arg)));
 }
@@ -116,7 +115,8 @@ export const setRawSnr: BatchedStatement<[number, number], void> = {
   },
 };
 
-const SET_MODULES = (serials: string, values: string) =>
+/** An UPDATE of modules from unnested arrays (`values`), the rows found by `serials` on the primary key. */
+export const SET_MODULES = (serials: string, values: string) =>
   'UPDATE modules m SET last_cpt = COALESCE(u.cpt, m.last_cpt), last_seq = COALESCE(u.seq, m.last_seq), ' +
   'last_time_s = COALESCE(u.time_s, m.last_time_s), last_when_ms = COALESCE(u.when_ms, m.last_when_ms) ' +
   `FROM unnest(${values}) u(serial, cpt, seq, time_s, when_ms) WHERE m.serial = u.serial AND m.serial = ANY(${serials})`;
@@ -173,58 +173,5 @@ export const recentFrames: BatchedStatement<[string, number], RecentFrame[]> = {
     const bySerial = new Map<string, RecentFrame[]>();
     for (const { serial, ...frame } of found) bySerial.set(serial, [...(bySerial.get(serial) ?? []), frame]);
     return args.map(([serial, limit]) => (bySerial.get(serial) ?? []).slice(0, limit));
-  },
-};
-
-// Every device update of a round in one statement, whatever it changes: a NULL field leaves its
-// column as it is (a frame never sets a field to NULL), `msg` is 0 or 1, a NULL `seen` or `period`
-// leaves the dates or the period alone. A column set to its own value keeps the update HOT.
-const UPDATE_DEVICES = hot(
-  `UPDATE devices d SET ${DEVICE_FIELDS.map((field) => `${field} = COALESCE(u.${field}, d.${field})`).join(', ')}, msgs = d.msgs + u.msg, ` +
-    'firstseen = COALESCE(d.firstseen, u.seen), ' +
-    'lastseen = CASE WHEN u.seen IS NOT NULL AND (d.lastseen IS NULL OR d.lastseen < u.seen) THEN u.seen ELSE d.lastseen END, ' +
-    'period_s = COALESCE(u.period, d.period_s), losts = CASE WHEN d.losts + u.lost > 0 THEN d.losts + u.lost ELSE 0 END ' +
-    `FROM unnest($1::bigint[], ${DEVICE_FIELDS.map((_, i) => `$${i + 2}::text[]`).join(', ')}, $${DEVICE_FIELDS.length + 2}::integer[], ` +
-    `$${DEVICE_FIELDS.length + 3}::bigint[], $${DEVICE_FIELDS.length + 4}::integer[], $${DEVICE_FIELDS.length + 5}::integer[]) u(id, ${DEVICE_FIELDS.join(', ')}, msg, seen, period, lost) ` +
-    'WHERE d.id = u.id AND d.id = ANY($1::bigint[]) RETURNING d.*',
-);
-
-/**
- * Applies each update — the device id, each of DEVICE_FIELDS (null: unchanged), messages added
- * (0/1), time heard and announced period (null: none), lost uplinks to add (negative: found again)
- * — answered with the device as it is afterwards.
- */
-export const updateDevices: BatchedStatement<unknown[], DeviceRow | undefined> = {
-  async run(trx, args) {
-    return matched(args, await rows<DeviceRow>(trx, UPDATE_DEVICES, columns(args, DEVICE_FIELDS.length + 5)), (arg) => arg[0], (row) => row.id);
-  },
-};
-
-/** PostgreSQL types of the message columns, for unnest. */
-const MESSAGE_TYPES: Record<(typeof MESSAGE_COLUMNS)[number], string> = {
-  module_serial: 'text', device_id: 'bigint', raw_id: 'bigint', when_ms: 'bigint', time_s: 'bigint', type: 'text', station: 'text',
-  lvl: 'float8', frame: 'text', frame_type: 'text', code: 'text', entry_id: 'integer', stamp: 'integer', cpt: 'integer', retry: 'integer',
-  custom: 'text', contrib: 'text', ctxt: 'text', body: 'text',
-};
-
-const MESSAGES_INSERT = `INSERT INTO messages (${MESSAGE_COLUMNS.join(', ')}) SELECT * FROM unnest(${MESSAGE_COLUMNS.map((c, i) => `$${i + 1}::${MESSAGE_TYPES[c]}[]`).join(', ')}) RETURNING id, module_serial`;
-// The module's state goes with its message (the message's `when` is part of it), in one statement;
-// the messages' module_serial array names the modules.
-const STATE = MESSAGE_COLUMNS.length;
-const SERIALS = `$${MESSAGE_COLUMNS.indexOf('module_serial') + 1}::text[]`;
-const INSERT_MESSAGES = hot(
-  `WITH m AS (${MESSAGES_INSERT}), u AS (${SET_MODULES(SERIALS, `${SERIALS}, $${STATE + 1}::integer[], $${STATE + 2}::integer[], $${STATE + 3}::bigint[], $${STATE + 4}::bigint[]`)}) ` +
-    'SELECT id, module_serial FROM m',
-);
-
-/** Inserts the messages and writes their modules' state; each message's id. */
-export const insertMessages: BatchedStatement<{ message: NewMessage; state: ModuleState }, number> = {
-  async run(trx, args) {
-    const values = args.map(({ message, state }) => [...MESSAGE_COLUMNS.map((column) => message[column]), ...state.slice(1)]);
-    const inserted = await rows<{ id: number; module_serial: string }>(trx, INSERT_MESSAGES, columns(values, STATE + 4));
-    return matched(args, inserted, (arg) => arg.message.module_serial, (row) => row.module_serial).map((row) => {
-      if (!row) throw new Error('message not inserted');
-      return row.id;
-    });
   },
 };

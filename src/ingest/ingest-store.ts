@@ -4,6 +4,8 @@ import type { Protocol } from '../protocol/udm/index.js';
 import type { Database, DeviceRow, MessageRow, NewMessage, RawMessageRow } from '../storage/schema.js';
 import * as q from './ingest-queries.js';
 import * as b from './batched-queries.js';
+import { deviceUpdate, insertMessages, updatedDevice } from './batched-messages.js';
+import type { DeviceUpdate } from './batched-messages.js';
 import { enqueueDeliveriesOf } from '../delivery/outbox.js';
 import type { BatchedStatement, Round } from './round.js';
 
@@ -71,11 +73,6 @@ export interface DeviceChanges {
   losts?: number;
 }
 
-/** A device update as the batched statement takes it (batched-queries.ts `updateDevices`). */
-function deviceUpdate(id: number, changes: DeviceChanges): unknown[] {
-  return [id, ...q.DEVICE_FIELDS.map((field) => changes.fields?.[field] ?? null), changes.message ? 1 : 0, changes.seenAt ?? null, changes.periodS ?? null, changes.losts ?? 0];
-}
-
 /** The module state columns an uplink writes, or undefined when it writes none. */
 function moduleState(serial: string, { newest, lastWhenMs }: ModuleChanges): b.ModuleState | undefined {
   if (!newest && lastWhenMs === undefined) return undefined;
@@ -91,6 +88,8 @@ function moduleState(serial: string, { newest, lastWhenMs }: ModuleChanges): b.M
 export class IngestStore {
   /** Lookups sent ahead (PostgreSQL rounds), by what they look up. */
   private readonly ahead = new Map<string, Promise<unknown>>();
+  /** Device updates that go with the message's insert (PostgreSQL rounds). */
+  private devices: DeviceUpdate[] = [];
 
   constructor(
     readonly trx: Kysely<Database>,
@@ -245,14 +244,19 @@ export class IngestStore {
     return created;
   }
 
-  /** Applies the changes to each device (distinct ones) and returns them as they are afterwards (one statement on PostgreSQL). */
-  async updateDevices(updates: readonly (readonly [number, DeviceChanges])[]): Promise<DeviceRow[]> {
-    const round = this.round;
-    const rows = round
-      ? await Promise.all(updates.map(([id, changes], i) => round.add(b.updateDevices, deviceUpdate(id, changes), i > 0)))
-      : await updates.reduce<Promise<(DeviceRow | undefined)[]>>(async (done, [id, changes]) => [...(await done), await this.updateDeviceAlone(id, changes)], Promise.resolve([]));
+  /**
+   * Applies the changes to each device (distinct ones, as this transaction read them) and returns
+   * them as they are afterwards. In a round (PostgreSQL) the update is written with the message
+   * (`insertMessage`, which must follow), one statement for both.
+   */
+  async updateDevices(updates: readonly (readonly [DeviceRow, DeviceChanges])[]): Promise<DeviceRow[]> {
+    if (this.round) {
+      this.devices.push(...updates.map(([row, changes]) => deviceUpdate(row.id, changes)));
+      return updates.map(([row, changes]) => updatedDevice(row, changes));
+    }
+    const rows = await updates.reduce<Promise<(DeviceRow | undefined)[]>>(async (done, [row, changes]) => [...(await done), await this.updateDeviceAlone(row.id, changes)], Promise.resolve([]));
     return rows.map((row, i) => {
-      if (!row) throw new Error(`device ${updates[i][0]} not found`);
+      if (!row) throw new Error(`device ${updates[i][0].id} not found`);
       return row;
     });
   }
@@ -267,11 +271,14 @@ export class IngestStore {
     return row;
   }
 
-  /** Inserts the message and writes what its uplink changed of the module (one statement on PostgreSQL); its id. */
+  /**
+   * Inserts the message and writes what its uplink changed of the module (and, in a round, of its
+   * devices: `updateDevices`), one statement on PostgreSQL; its id.
+   */
   async insertMessage(message: NewMessage, changes: ModuleChanges & { lastWhenMs: number }): Promise<number> {
     if (changes.protocol) await this.switchProtocol(message.module_serial, changes.protocol);
     const state = moduleState(message.module_serial, changes)!;
-    if (this.round) return this.round.add(b.insertMessages, { message, state });
+    if (this.round) return this.round.add(insertMessages, { message, state, devices: this.devices.splice(0) });
     const [row] = await q.insertMessage(this.trx, message);
     if (!row) throw new Error('message not inserted');
     await q.updateModuleState(this.trx, ...state);

@@ -42,8 +42,8 @@ export async function applyDeviceState(
   const periodS = announcedPeriod(frame);
   const announced = periodS !== undefined ? { periodS } : {};
   const own = losts ? { losts } : {};
-  const updates: [number, DeviceChanges][] = [[concerned.device.id, { fields: contrib, message: true, ...(heard && { seenAt: whenMs, ...announced }) }]];
-  if (concerned.device.idx !== 0) updates.push([module.device.id, { seenAt: whenMs, ...(!heard && announced), ...own }]);
+  const updates: [DeviceRow, DeviceChanges][] = [[concerned.device, { fields: contrib, message: true, ...(heard && { seenAt: whenMs, ...announced }) }]];
+  if (concerned.device.idx !== 0) updates.push([module.device, { seenAt: whenMs, ...(!heard && announced), ...own }]);
   else Object.assign(updates[0][1], own);
   const [device] = await store.updateDevices(updates);
   return { device, contrib };
