@@ -2,8 +2,8 @@
 // (see batched-queries.ts for how a round's statements are built and matched back).
 import type { DeviceRow, NewMessage } from '../storage/schema.js';
 import type { BatchedStatement } from './round.js';
-import type { DeviceChanges } from './ingest-store.js';
 import { DEVICE_FIELDS, MESSAGE_COLUMNS } from './ingest-queries.js';
+import type { DeviceChanges } from './ingest-queries.js';
 import { SET_MODULES, columns, hot, matched, rows } from './batched-queries.js';
 import type { ModuleState } from './batched-queries.js';
 

@@ -9,8 +9,7 @@ import type { Kysely } from 'kysely';
 import type { Database, DeviceRow } from '../storage/schema.js';
 import { markHot } from '../storage/hot-statements.js';
 import type { BatchedStatement } from './round.js';
-import type { RecentFrame } from './ingest-store.js';
-import type { ModuleWithDevice, RawValues } from './ingest-queries.js';
+import type { ModuleWithDevice, RawValues, RecentFrame } from './ingest-queries.js';
 
 type Db = Kysely<Database>;
 

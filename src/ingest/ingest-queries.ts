@@ -2,7 +2,7 @@
 // query's builder names them.
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { Database, DeviceRow, NewMessage } from '../storage/schema.js';
+import type { Database, DeviceRow, MessageRow, NewMessage } from '../storage/schema.js';
 import { prepared } from './prepared.js';
 
 type Db = Kysely<Database>;
@@ -180,3 +180,19 @@ const insertMessageQuery = prepared((db: Db, ...v: unknown[]) =>
 );
 
 export const insertMessage = (db: Db, message: NewMessage) => insertMessageQuery(db, ...MESSAGE_COLUMNS.map((column) => message[column]));
+
+/** A stored message's header fields, for repetition detection. */
+export type RecentFrame = Pick<MessageRow, 'entry_id' | 'frame_type' | 'stamp' | 'frame'>;
+
+/** Device columns a frame may change; counters are incremented in SQL, never read-modify-written. */
+export interface DeviceChanges {
+  fields?: Partial<Pick<DeviceRow, 'battery' | 'level' | 'network' | 'tamper' | 'temp' | 'uid' | 'category'>>;
+  /** one more message concerns the device */
+  message?: boolean;
+  /** the device was heard at this time (epoch ms) */
+  seenAt?: number;
+  /** the device announced it sends a keep-alive this often (seconds) */
+  periodS?: number;
+  /** uplinks found lost (negative: found again), never below zero */
+  losts?: number;
+}

@@ -1,8 +1,11 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { Protocol } from '../protocol/udm/index.js';
-import type { Database, DeviceRow, MessageRow, NewMessage, RawMessageRow } from '../storage/schema.js';
+import type { Database, DeviceRow, NewMessage, RawMessageRow } from '../storage/schema.js';
 import * as q from './ingest-queries.js';
+import type { DeviceChanges, RecentFrame } from './ingest-queries.js';
+
+export type { DeviceChanges, RecentFrame } from './ingest-queries.js';
 import * as b from './batched-queries.js';
 import { deviceUpdate, insertMessages, updatedDevice } from './batched-messages.js';
 import type { DeviceUpdate } from './batched-messages.js';
@@ -55,22 +58,6 @@ export interface Rinfo {
   tap: string;
   rssi: number | null;
   snr: number | null;
-}
-
-/** A stored message's header fields, for repetition detection. */
-export type RecentFrame = Pick<MessageRow, 'entry_id' | 'frame_type' | 'stamp' | 'frame'>;
-
-/** Device columns a frame may change; counters are incremented in SQL, never read-modify-written. */
-export interface DeviceChanges {
-  fields?: Partial<Pick<DeviceRow, 'battery' | 'level' | 'network' | 'tamper' | 'temp' | 'uid' | 'category'>>;
-  /** one more message concerns the device */
-  message?: boolean;
-  /** the device was heard at this time (epoch ms) */
-  seenAt?: number;
-  /** the device announced it sends a keep-alive this often (seconds) */
-  periodS?: number;
-  /** uplinks found lost (negative: found again), never below zero */
-  losts?: number;
 }
 
 /** The module state columns an uplink writes, or undefined when it writes none. */
