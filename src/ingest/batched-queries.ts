@@ -137,12 +137,17 @@ const CHILD_DEVICES = hot(
     '(SELECT * FROM devices WHERE module_serial = s.serial AND idx = s.idx) d',
 );
 
+/** A statement taking (module serial, device index) pairs and answering each with its device row, or undefined. */
+function devicesByIndex(text: string): BatchedStatement<[string, number], DeviceRow | undefined> {
+  return {
+    async run(trx, args) {
+      return matched(args, await rows<DeviceRow>(trx, text, columns(args, 2)), ([serial, idx]) => `${serial}/${idx}`, (row) => `${row.module_serial}/${row.idx}`);
+    },
+  };
+}
+
 /** Each module's device of that index, or undefined where there is none yet. */
-export const childDevices: BatchedStatement<[string, number], DeviceRow | undefined> = {
-  async run(trx, args) {
-    return matched(args, await rows<DeviceRow>(trx, CHILD_DEVICES, columns(args, 2)), ([serial, idx]) => `${serial}/${idx}`, (row) => `${row.module_serial}/${row.idx}`);
-  },
-};
+export const childDevices = devicesByIndex(CHILD_DEVICES);
 
 const CREATE_CHILD_DEVICES = hot(
   'INSERT INTO devices (module_serial, idx, serial) SELECT serial, idx, serial || \'/\' || idx FROM unnest($1::text[], $2::integer[]) s(serial, idx) ' +
@@ -153,11 +158,7 @@ const CREATE_CHILD_DEVICES = hot(
  * Creates each module's device of that index, found missing under the module's lock; each new row,
  * or undefined where the insert did nothing (the device exists after all).
  */
-export const createChildDevices: BatchedStatement<[string, number], DeviceRow | undefined> = {
-  async run(trx, args) {
-    return matched(args, await rows<DeviceRow>(trx, CREATE_CHILD_DEVICES, columns(args, 2)), ([serial, idx]) => `${serial}/${idx}`, (row) => `${row.module_serial}/${row.idx}`);
-  },
-};
+export const createChildDevices = devicesByIndex(CREATE_CHILD_DEVICES);
 
 const RECENT_FRAMES = hot(
   'SELECT s.serial, r.entry_id, r.frame_type, r.stamp, r.frame FROM unnest($1::text[]) s(serial) CROSS JOIN LATERAL ' +
