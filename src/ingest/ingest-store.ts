@@ -4,13 +4,14 @@ import type { Protocol } from '../protocol/udm/index.js';
 import type { Database, DeviceRow, NewMessage, RawMessageRow } from '../storage/schema.js';
 import * as q from './ingest-queries.js';
 import type { DeviceChanges, RecentFrame } from './ingest-queries.js';
-
-export type { DeviceChanges, RecentFrame } from './ingest-queries.js';
 import * as b from './batched-queries.js';
 import { deviceUpdate, insertMessages, updatedDevice } from './batched-messages.js';
 import type { DeviceUpdate } from './batched-messages.js';
 import { enqueueDeliveriesOf } from '../delivery/outbox.js';
 import type { BatchedStatement, Round } from './round.js';
+
+// The steps take these from the store, beside the store itself.
+export type { DeviceChanges, RecentFrame } from './ingest-queries.js';
 
 const enqueueDeliveries: BatchedStatement<{ id: number; module_serial: string }, number> = { run: (trx, messages) => enqueueDeliveriesOf(trx, messages) };
 
