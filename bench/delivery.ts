@@ -58,7 +58,7 @@ async function receiverRole(): Promise<void> {
 
 /** `snsr serve` with its worker, on a database where every module is attached to one of the apps. */
 async function serverRole(): Promise<void> {
-  const context = await createContext(loadConfig(), { log: pino({ level: 'warn' }, pino.destination(2)) });
+  const context = await createContext(loadConfig(), { log: pino({ level: 'warn' }, pino.destination(2)), backgroundCheckpoints: true });
   await setup(context, process.env.BENCH_RECEIVER_URL!);
   const app = await buildServer(context);
   await app.listen({ port: 0, host: '127.0.0.1' });

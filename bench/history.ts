@@ -259,7 +259,7 @@ async function benchDialect(dialect: 'sqlite' | 'postgres', measure: ReturnType<
   const database = await benchDatabase(dialect);
   if (!database) return [];
   const config = loadConfig({ SNSR_DATABASE_URL: database.url, SNSR_SECRET: 'bench-secret', LOG_LEVEL: 'silent' });
-  const context = await createContext(config, { log: pino({ level: 'silent' }) });
+  const context = await createContext(config, { log: pino({ level: 'silent' }), backgroundCheckpoints: true });
   const summary: string[] = [];
   try {
     await context.repositories.modules.importCatalog(Array.from({ length: MODULES }, (_, i) => ({ serial: serial(i), key: key(i), pac: pac(i) })));

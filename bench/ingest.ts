@@ -55,7 +55,7 @@ type Command = { type: 'reset'; profile?: string } | { type: 'report' } | { type
 
 async function serve(): Promise<void> {
   const config = loadConfig();
-  const context = await createContext(config, { log: pino({ level: 'warn' }, pino.destination(2)) });
+  const context = await createContext(config, { log: pino({ level: 'warn' }, pino.destination(2)), backgroundCheckpoints: true });
   await context.catalog.import(catalogCsv(generatedModules(MODULES)));
   const app = await buildServer(context);
   await app.listen({ port: 0, host: '127.0.0.1' });

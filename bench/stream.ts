@@ -167,7 +167,7 @@ export async function run(): Promise<void> {
     if (!database) continue;
     const context = await createContext(
       loadConfig({ SNSR_DATABASE_URL: database.url, SNSR_SECRET: 'bench', SNSR_MQTT_URL: process.env.SNSR_MQTT_URL ?? 'mqtt://127.0.0.1:1883', SNSR_MAX_EVENT_LOOP_DELAY_MS: '0' }),
-      { log: silent },
+      { log: silent, backgroundCheckpoints: true },
     );
     try {
       await fanOut(context, dialect);

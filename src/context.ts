@@ -162,6 +162,8 @@ export interface Context {
 export interface ContextOptions {
   migrate?: boolean;
   log?: Logger;
+  /** SQLite file: checkpoint the WAL from a worker thread (`OpenOptions`); servers set it, commands need not. */
+  backgroundCheckpoints?: boolean;
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<Context> {
@@ -173,6 +175,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     });
   const storage = await openStorage(config.databaseUrl, {
     migrate: options.migrate ?? true,
+    backgroundCheckpoints: options.backgroundCheckpoints ?? false,
     database: config.database,
     onNotifierError: (error) => log.warn({ err: error }, 'notification listener lost its database connection; reconnecting'),
     onCheckpointerError: (error) => log.error({ err: error }, 'SQLite checkpoint worker failed; the writer checkpoints the WAL itself from now on'),

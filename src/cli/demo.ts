@@ -22,7 +22,7 @@ export async function runDemo(env: NodeJS.ProcessEnv = process.env): Promise<voi
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
   const networkToken = randomBytes(12).toString('hex');
   const config = loadConfig({ ...env, SNSR_DATABASE_URL: `sqlite:${path}`, SNSR_NETWORK_TOKEN: networkToken, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
-  const context = await createContext(config, { log: pino({ level: config.logLevel }, pino.destination(2)) });
+  const context = await createContext(config, { log: pino({ level: config.logLevel }, pino.destination(2)), backgroundCheckpoints: true });
 
   const modules = parseModules(MODULES);
   const catalog = catalogCsv(modules);

@@ -35,7 +35,10 @@ export interface OpenOptions {
   database?: Partial<Config['database']>;
   /** Told when the notifier's listening connection fails (it reconnects by itself). */
   onNotifierError?: (error: unknown) => void;
-  /** SQLite file: checkpoint the WAL from a worker thread (sqlite/checkpointer.ts); default true. */
+  /**
+   * SQLite file: checkpoint the WAL from a worker thread (sqlite/checkpointer.ts), what a server
+   * that ingests wants; default false, so that short commands do not start a thread.
+   */
   backgroundCheckpoints?: boolean;
   /** Told when that worker fails (the writer checkpoints by itself again). */
   onCheckpointerError?: (error: unknown) => void;
@@ -58,7 +61,7 @@ export async function openStorage(databaseUrl: string, options: OpenOptions = {}
       : connectPostgres(target.url, { ...settings, wrap, onPool });
   const capabilities = target.dialect === 'sqlite' ? sqliteCapabilities : postgresCapabilities;
   const checkpointer =
-    target.dialect === 'sqlite' && target.path !== ':memory:' && options.backgroundCheckpoints !== false
+    options.backgroundCheckpoints === true && target.dialect === 'sqlite' && target.path !== ':memory:'
       ? await startCheckpointer(target.path, db, { onError: options.onCheckpointerError })
       : undefined;
   const close = async () => {

@@ -26,7 +26,7 @@ const autoCheckpoint = async (db: Parameters<typeof startCheckpointer>[1]) =>
 describe('SQLite checkpoints in a worker thread', () => {
   it('copies committed pages into the database file from the worker, the writer never checkpointing itself', async () => {
     const file = join(dir, 'worker.sqlite');
-    const storage = await openStorage(`sqlite:${file}`, { migrate: true });
+    const storage = await openStorage(`sqlite:${file}`, { migrate: true, backgroundCheckpoints: true });
     try {
       expect(await autoCheckpoint(storage.db)).toBe(0);
       const before = statSync(file).size;
@@ -61,10 +61,10 @@ describe('SQLite checkpoints in a worker thread', () => {
     }
   });
 
-  it('leaves an in-memory database and a storage asked not to alone', async () => {
-    const memory = await openStorage('sqlite::memory:', { migrate: true });
+  it('leaves an in-memory database, and a storage not asked to, alone', async () => {
+    const memory = await openStorage('sqlite::memory:', { migrate: true, backgroundCheckpoints: true });
     const file = join(dir, 'plain.sqlite');
-    const plain = await openStorage(`sqlite:${file}`, { backgroundCheckpoints: false });
+    const plain = await openStorage(`sqlite:${file}`);
     try {
       expect(await autoCheckpoint(memory.db)).toBe(1000);
       expect(await autoCheckpoint(plain.db)).toBe(1000);

@@ -29,7 +29,7 @@ export function serveCommand(): Command {
         import('../graceful-shutdown.js'),
       ]);
       // A forked process: the primary migrated already.
-      const context = await createContext(config, { migrate: !isClusterWorker() });
+      const context = await createContext(config, { migrate: !isClusterWorker(), backgroundCheckpoints: true });
       const server = await buildServer(context);
       stopOnSignals(context, () => shutDownServer(server, context, config.limits.shutdownGraceMs));
       const address = await server.listen({ port: config.port, host: config.host });
