@@ -6,7 +6,7 @@
 // run in this process; the load comes from a second process (this file, forked), so on two cores each
 // side has one. Beside rates, CPU per answer: of this process and of the PostgreSQL backends (/proc).
 import { fork } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import Fastify from 'fastify';
@@ -303,6 +303,7 @@ async function benchDialect(dialect: 'sqlite' | 'postgres', measure: ReturnType<
      */
     const profile = async (size: number) => {
       if (!PROFILE_DIR) return;
+      mkdirSync(PROFILE_DIR, { recursive: true });
       const session = new Session();
       session.connect();
       await session.post('Profiler.enable');
