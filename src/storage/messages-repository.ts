@@ -1,4 +1,4 @@
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { CatalogModule } from '../domain/types.js';
 import type { Database, MessageRow, ModuleRow, NewMessage } from './schema.js';
@@ -148,22 +148,28 @@ export class MessagesRepository {
       const [module] = (await this.db.executeQuery(query)).rows as ModuleRow[];
       return { module: module && toModule(module), page };
     }
+    // The module's row and the page's rows under one snapshot, the module's columns sent once
+    // rather than beside each message (a join): each row is one or the other.
     const query = this.compiledOnce(
       `module and page ${range.before !== undefined} ${range.after !== undefined}`,
       () =>
         this.db
-          .selectFrom('modules as m')
-          .leftJoin(this.pageQuery({ moduleSerial }, range).as('p'), (join) => join.onTrue())
-          .select(MODULE_COLUMNS.map((column) => `m.${column}` as const))
-          .select(['p.id', 'p.when_ms', 'p.body'])
-          .where('m.serial', '=', moduleSerial),
-      [...MessagesRepository.pageParameters(moduleSerial, range), moduleSerial],
+          .selectFrom('modules')
+          .select([...MODULE_COLUMNS, sql<number | null>`NULL::bigint`.as('id'), sql<number | null>`NULL::bigint`.as('when_ms'), sql<string | null>`NULL::text`.as('body')])
+          .where('serial', '=', moduleSerial)
+          .unionAll(
+            this.db
+              .selectFrom(this.pageQuery({ moduleSerial }, range).as('p'))
+              .select([...MODULE_COLUMNS.map((column) => sql<never>`NULL`.as(column)), 'p.id', 'p.when_ms', 'p.body']),
+          ),
+      [moduleSerial, ...MessagesRepository.pageParameters(moduleSerial, range)],
     );
     const rows = (await this.db.executeQuery(query)).rows as (ModuleRow & { id: number | null; when_ms: number | null; body: string | null })[];
-    if (rows.length === 0) return { module: undefined, page: [] };
-    // The join keeps the page's order in practice, not by promise: put in order here.
+    const module = rows.find((row) => row.id === null);
+    if (module === undefined) return { module: undefined, page: [] };
+    // A union keeps each part's order in practice, not by promise: put in order here.
     const messages = rows.filter((row): row is typeof row & StoredRow => row.id !== null).sort((a, b) => b.when_ms - a.when_ms || b.id - a.id);
-    return { module: toModule(rows[0]!), page: await this.built(messages) };
+    return { module: toModule(module), page: await this.built(messages) };
   }
 
   /** The page's entries: each stored body, or the columns of messages stored without one. */
