@@ -1,10 +1,12 @@
-import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { Protocol } from '../protocol/udm/index.js';
-import type { Database, DeviceRow, NewMessage, RawMessageRow } from '../storage/schema.js';
+import type { Database, DeviceRow, NewMessage } from '../storage/schema.js';
 import * as q from './ingest-queries.js';
 import type { DeviceChanges, RecentFrame } from './ingest-queries.js';
 import * as b from './batched-queries.js';
+import * as k from './built-queries.js';
+import { moduleState } from './ingest-module.js';
+import type { IngestModule, ModuleChanges, NewRaw, Rinfo } from './ingest-module.js';
 import { deviceUpdate, insertMessages, updatedDevice } from './batched-messages.js';
 import type { DeviceUpdate } from './batched-messages.js';
 import { enqueueDeliveriesOf } from '../delivery/outbox.js';
@@ -12,66 +14,15 @@ import type { BatchedStatement, Round } from './round.js';
 
 // The steps take these from the store, beside the store itself.
 export type { DeviceChanges, RecentFrame } from './ingest-queries.js';
+export type { IngestModule, ModuleChanges, NewRaw, Rinfo } from './ingest-module.js';
 
 const enqueueDeliveries: BatchedStatement<{ id: number; module_serial: string }, number> = { run: (trx, messages) => enqueueDeliveriesOf(trx, messages) };
-
-/** The module an uplink belongs to, with what the pipeline needs to know about it. */
-export interface IngestModule {
-  serial: string;
-  protocol: Protocol;
-  /** Counters and network time (epoch s) of the newest uplink by network time, which tell a late one. */
-  lastCpt: number | null;
-  lastSeq: number | null;
-  lastTimeS: number | null;
-  /** The last `when` (epoch ms) given to one of the module's messages. */
-  lastWhenMs: number | null;
-  /** The module's own device (index 0). */
-  device: DeviceRow;
-  /**
-   * An app with a callback URL is attached, as the lock found it: without one a message has no
-   * delivery to queue, and the outbox is not asked (one statement fewer per uplink).
-   */
-  callbacks: boolean;
-  /** The account the module is registered to, as the lock found it (null: none). */
-  accountId: number | null;
-}
-
-/** What an uplink changes of its module. */
-export interface ModuleChanges {
-  /** the uplink is the module's newest by network time: its counters (either may be unknown) and time */
-  newest?: { cpt: number | null; seq: number | null; timeS: number };
-  /** the uplink switched the module's protocol (a REGISTER) */
-  protocol?: Protocol;
-  /** the `when` given to the uplink's message */
-  lastWhenMs?: number;
-  /**
-   * uplinks found lost (negative: a late one found) on the module's own device: written by
-   * `updateModule`, or with that device's state (`updateDevices`) when the uplink is a message
-   */
-  losts?: { deviceId: number; delta: number };
-}
-
-/** A raw message as the pipeline first stores it: every column but the generated id. */
-export type NewRaw = Omit<RawMessageRow, 'id'>;
-
-/** A base station's reception of an uplink. */
-export interface Rinfo {
-  tap: string;
-  rssi: number | null;
-  snr: number | null;
-}
-
-/** The module state columns an uplink writes, or undefined when it writes none. */
-function moduleState(serial: string, { newest, lastWhenMs }: ModuleChanges): b.ModuleState | undefined {
-  if (!newest && lastWhenMs === undefined) return undefined;
-  return [serial, newest?.cpt ?? null, newest?.seq ?? null, newest?.timeS ?? null, lastWhenMs ?? null];
-}
 
 /**
  * The ingest pipeline's queries. Every method runs on the transaction it is given, so one uplink's
  * steps commit or roll back together. The ones every uplink runs are prepared (ingest-queries.ts);
- * the rare ones are built as usual. Given a round (PostgreSQL), the hot ones are sent together with
- * those of the round's other uplinks (batched-queries.ts).
+ * the rare ones are built as usual (built-queries.ts). Given a round (PostgreSQL), the hot ones are
+ * sent together with those of the round's other uplinks (batched-queries.ts).
  */
 export class IngestStore {
   /** Lookups sent ahead (PostgreSQL rounds), by what they look up. */
@@ -131,15 +82,7 @@ export class IngestStore {
     const inserted = this.round ? await this.round.add(b.insertRinfos, [rawId, tap, rssi, snr]) : (await q.insertRinfo(this.trx, rawId, tap, rssi, snr)).length > 0;
     if (inserted) return true;
     // The same station again: keep its best reception, so a replay changes nothing.
-    if (snr !== null) {
-      await this.trx
-        .updateTable('rinfos')
-        .set({ snr, rssi })
-        .where('raw_id', '=', rawId)
-        .where('tap', '=', tap)
-        .where((eb) => eb.or([eb('snr', 'is', null), eb('snr', '<', snr)]))
-        .execute();
-    }
+    if (snr !== null) await k.keepBestReception(this.trx, rawId, tap, rssi, snr);
     return false;
   }
 
@@ -151,24 +94,16 @@ export class IngestStore {
   /** Writes what an uplink changed of the module, in one statement (two when the protocol switches). */
   async updateModule(serial: string, changes: ModuleChanges): Promise<void> {
     if (changes.losts) await this.addLosts(changes.losts.deviceId, changes.losts.delta);
-    if (changes.protocol) await this.switchProtocol(serial, changes.protocol);
+    if (changes.protocol) await k.switchProtocol(this.trx, serial, changes.protocol);
     const state = moduleState(serial, changes);
     if (!state) return;
     if (this.round) await this.round.add(b.updateModuleStates, state);
     else await q.updateModuleState(this.trx, ...state);
   }
 
-  private async switchProtocol(serial: string, protocol: Protocol): Promise<void> {
-    await this.trx.updateTable('modules').set({ protocol }).where('serial', '=', serial).execute();
-  }
-
   /** Adds `delta` (negative: a late uplink found) to a device's lost-uplink count, never below zero. */
   async addLosts(deviceId: number, delta: number): Promise<void> {
-    await this.trx
-      .updateTable('devices')
-      .set({ losts: sql<number>`CASE WHEN losts + ${delta} > 0 THEN losts + ${delta} ELSE 0 END` })
-      .where('id', '=', deviceId)
-      .execute();
+    await k.addLosts(this.trx, deviceId, delta);
   }
 
   /**
@@ -200,15 +135,7 @@ export class IngestStore {
     const ahead = this.sentAhead<RecentFrame[]>(`recent ${limit}`);
     if (ahead) return ahead;
     if (this.round) return this.round.add(b.recentFrames, [serial, limit]);
-    return this.trx
-      .selectFrom('messages')
-      .select(['entry_id', 'frame_type', 'stamp', 'frame'])
-      .where('module_serial', '=', serial)
-      .orderBy('module_serial', 'desc')
-      .orderBy('when_ms', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
+    return k.recentFrames(this.trx, serial, limit);
   }
 
   /** Device `<serial>/<index>` of the module, created on first mention. */
@@ -219,12 +146,7 @@ export class IngestStore {
     // In a round, the round's new children go in one statement (and the job waits on the round with the others).
     const made = this.round
       ? await this.round.add(b.createChildDevices, [moduleSerial, index])
-      : await this.trx
-          .insertInto('devices')
-          .values({ module_serial: moduleSerial, idx: index, serial: `${moduleSerial}/${index}` })
-          .onConflict((oc) => oc.columns(['module_serial', 'idx']).doNothing())
-          .returningAll()
-          .executeTakeFirst();
+      : await k.insertChildDevice(this.trx, moduleSerial, index);
     if (made) return made;
     // The insert did nothing: the device exists after all.
     const [created] = await q.childDevice(this.trx, moduleSerial, index);
@@ -242,21 +164,11 @@ export class IngestStore {
       this.devices.push(...updates.map(([row, changes]) => deviceUpdate(row.id, changes)));
       return updates.map(([row, changes]) => updatedDevice(row, changes));
     }
-    const rows = await updates.reduce<Promise<(DeviceRow | undefined)[]>>(async (done, [row, changes]) => [...(await done), await this.updateDeviceAlone(row.id, changes)], Promise.resolve([]));
+    const rows = await updates.reduce<Promise<(DeviceRow | undefined)[]>>(async (done, [row, changes]) => [...(await done), await k.updateDeviceAlone(this.trx, row.id, changes)], Promise.resolve([]));
     return rows.map((row, i) => {
       if (!row) throw new Error(`device ${updates[i][0].id} not found`);
       return row;
     });
-  }
-
-  private async updateDeviceAlone(id: number, changes: DeviceChanges): Promise<DeviceRow | undefined> {
-    const fields = q.DEVICE_FIELDS.filter((field) => changes.fields?.[field] !== undefined);
-    const seen = changes.seenAt !== undefined;
-    const period = changes.periodS !== undefined;
-    const losts = changes.losts !== undefined && changes.losts !== 0;
-    const values = [...fields.map((field) => changes.fields?.[field]), ...(seen ? [changes.seenAt] : []), ...(period ? [changes.periodS] : []), ...(losts ? [changes.losts] : []), id];
-    const [row] = await q.updateDeviceQuery({ fields, message: changes.message === true, seen, period, losts })(this.trx, ...values);
-    return row;
   }
 
   /**
@@ -264,7 +176,7 @@ export class IngestStore {
    * devices: `updateDevices`), one statement on PostgreSQL; its id.
    */
   async insertMessage(message: NewMessage, changes: ModuleChanges & { lastWhenMs: number }): Promise<number> {
-    if (changes.protocol) await this.switchProtocol(message.module_serial, changes.protocol);
+    if (changes.protocol) await k.switchProtocol(this.trx, message.module_serial, changes.protocol);
     const state = moduleState(message.module_serial, changes)!;
     if (this.round) return this.round.add(insertMessages, { message, state, devices: this.devices.splice(0) });
     const [row] = await q.insertMessage(this.trx, message);
