@@ -26,6 +26,10 @@ export function connectPostgres(url: string, options: PostgresOptions = {}): Kys
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
+    // Queries issued together on one connection (a group commit's lookups beside its inserts) go out
+    // without waiting for each other's answers: one round trip where there were several. snsr uses no
+    // cursors, which pipelined connections refuse.
+    pipeline: true,
     // Sent with each connection's start-up, so every session of the pool has them from its first query.
     ...(options.statementTimeoutMs && { statement_timeout: options.statementTimeoutMs }),
     ...(options.lockTimeoutMs && { lock_timeout: options.lockTimeoutMs }),

@@ -85,7 +85,8 @@ export class PostgresTransport implements NotificationTransport {
 
   private async open(): Promise<pg.Client> {
     if (this.closed) throw new Error('the notifier is closed');
-    const client = new pg.Client({ connectionString: this.url, keepAlive: true });
+    // Pipelined: subscriptions made together send their LISTENs together, in order.
+    const client = new pg.Client({ connectionString: this.url, keepAlive: true, pipeline: true });
     client.on('notification', (message) => {
       const channel = byServerName.get(message.channel);
       if (channel) this.deliverTo?.(channel, message.payload ?? '');
