@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
+import { limitHeapGrowth } from '../src/cli/heap-growth.js';
 import { buildServer } from '../src/http/server.js';
 import { catalogCsv, generatedModules } from '../src/simulator/fleet.js';
 import type { Summary } from '../src/simulator/simulation.js';
@@ -55,6 +56,8 @@ type Command = { type: 'reset'; profile?: string } | { type: 'report' } | { type
 
 async function serve(): Promise<void> {
   const config = loadConfig();
+  // As `snsr serve` runs.
+  limitHeapGrowth(config.heapGrowthPercent);
   const context = await createContext(config, { log: pino({ level: 'warn' }, pino.destination(2)), backgroundCheckpoints: true });
   await context.catalog.import(catalogCsv(generatedModules(MODULES)));
   const app = await buildServer(context);
@@ -225,7 +228,8 @@ async function bench(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
   const db = await benchDatabase(dialect);
   if (!db) return [];
   const env = { ...process.env, SNSR_DATABASE_URL: db.url, SNSR_NETWORK_TOKEN: TOKEN, SNSR_SECRET: 'bench', LOG_LEVEL: 'warn', SNSR_BENCH_ROLE: 'server', SNSR_BENCH_ROOT: ROOT };
-  const server = fork(join(BUILD, 'bench/ingest.js'), [], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // Without this process's loader (tsx): the server runs compiled, as `npm start` runs it.
+  const server = fork(join(BUILD, 'bench/ingest.js'), [], { env, execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
     const { port, floorPort } = await next(server, 'ready');
     const rows: Row[] = [];

@@ -32,6 +32,8 @@ export interface Config {
   };
   /** `snsr serve` processes sharing the port (node:cluster); more than 1 needs PostgreSQL. */
   processes: number;
+  /** Old-generation growth past the live heap before V8 collects again, in %; 0: V8's own (see heap-growth.ts). */
+  heapGrowthPercent: number;
   /** Signs device tokens and derives account API keys; generated and stored in the database when unset. */
   secret: string | undefined;
   /** Bearer token the Sigfox network presents on uplinks; uplinks are refused while it is unset. */
@@ -138,6 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
       lockTimeoutMs: integer(env, 'SNSR_LOCK_TIMEOUT_MS', 10_000, 0, 86_400_000),
     },
     processes: integer(env, 'SNSR_PROCESSES', 1, 1, 256),
+    heapGrowthPercent: integer(env, 'SNSR_HEAP_GROWTH_PERCENT', 50, 0, 1000),
     secret: env.SNSR_SECRET || undefined,
     networkToken: env.SNSR_NETWORK_TOKEN || undefined,
     metricsToken: env.SNSR_METRICS_TOKEN || undefined,

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../config.js';
 import { printServeBanner } from '../serve-banner.js';
 import { isClusterWorker, runPrimary } from '../cluster.js';
+import { limitHeapGrowth } from '../heap-growth.js';
 
 const processCount = (value: string): number => {
   const n = Number(value);
@@ -17,6 +18,7 @@ export function serveCommand(): Command {
     .option('--processes <n>', 'server processes sharing the port, one per core (PostgreSQL); default SNSR_PROCESSES or 1', processCount)
     .action(async (options: { worker: boolean; processes?: number }) => {
       const config = loadConfig();
+      limitHeapGrowth(config.heapGrowthPercent);
       const processes = options.processes ?? config.processes;
       if (processes > 1 && !isClusterWorker()) {
         const log = pino({ level: config.logLevel });

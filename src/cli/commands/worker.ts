@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../config.js';
+import { limitHeapGrowth } from '../heap-growth.js';
 
 export function workerCommand(): Command {
   return new Command('worker')
@@ -7,6 +8,7 @@ export function workerCommand(): Command {
     .addHelpText('after', '\nRun `snsr serve --no-worker` beside it. SIGTERM or SIGINT stops claiming, lets sends in flight\nfinish (10 s at most), and queues the rest again.')
     .action(async () => {
       const config = loadConfig();
+      limitHeapGrowth(config.heapGrowthPercent);
       const [{ createContext }, { shutDownServer, stopOnSignals }] = await Promise.all([import('../../context.js'), import('../graceful-shutdown.js')]);
       const context = await createContext(config, { migrate: true });
       if (!context.storage.capabilities.skipLocked) {
