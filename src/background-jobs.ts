@@ -21,7 +21,7 @@ import type { Pruner } from './lifecycle/account-pruner.js';
 import { startRetentionPruner } from './lifecycle/retention-pruner.js';
 import type { Mailer } from './integrations/email/mailer.js';
 import { AlertMailer } from './integrations/email/alert-mailer.js';
-import type { AlertMailerSettings } from './integrations/email/alert-mailer.js';
+import type { AlertMailerSettings } from './integrations/email/alert-mailer-settings.js';
 import { MqttBridge } from './integrations/mqtt/mqtt-bridge.js';
 import type { Metrics } from './monitoring/metrics.js';
 import { Watchdog } from './monitoring/watchdog.js';

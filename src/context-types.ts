@@ -33,7 +33,8 @@ import type { DeliveryWorker, WorkerOptions } from './delivery/delivery-worker.j
 import type { ExportService } from './lifecycle/export-service.js';
 import type { Pruner } from './lifecycle/account-pruner.js';
 import type { Mailer } from './integrations/email/mailer.js';
-import type { AlertMailer, AlertMailerSettings } from './integrations/email/alert-mailer.js';
+import type { AlertMailer } from './integrations/email/alert-mailer.js';
+import type { AlertMailerSettings } from './integrations/email/alert-mailer-settings.js';
 import type { MqttBridge } from './integrations/mqtt/mqtt-bridge.js';
 import type { LiveStreams } from './integrations/events/live-streams.js';
 import type { Metrics } from './monitoring/metrics.js';

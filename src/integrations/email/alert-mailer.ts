@@ -4,22 +4,7 @@ import type { AlertEmailsRepository } from '../../storage/alert-emails-repositor
 import type { Notifier } from '../../storage/notifications.js';
 import { alertEmail } from './alert-emails.js';
 import type { Mailer } from './mailer.js';
-
-export interface AlertMailerSettings {
-  /** Where users reach the dashboard: the links in the email. */
-  publicUrl: string;
-  /** Least time between two emails to one account: what is raised meanwhile goes in the next one. */
-  intervalMs: number;
-  /** Wait after an alert is announced, so that a burst goes out as one email. */
-  settleMs: number;
-  /** Pause between passes when nothing is announced (notifications can be missed). */
-  pollMs: number;
-  /** First wait after a failed send; doubled on each further failure, up to `maxBackoffMs`. */
-  backoffMs: number;
-  maxBackoffMs: number;
-  /** A send SMTP has not answered within this is a failure (well under the lease's term). */
-  sendTimeoutMs: number;
-}
+import type { AlertMailerSettings, PassOutcome } from './alert-mailer-settings.js';
 
 /** Alerts read per pass (all accounts); more waits for the next pass. */
 const PASS_LIMIT = 2000;
@@ -30,13 +15,6 @@ export const DIGEST_DETAIL = 20;
 
 /** The SMTP reply code, when the server answered (a refused recipient); none when it could not be reached. */
 const replyCode = (error: unknown) => (error as { responseCode?: number } | null)?.responseCode;
-
-export interface PassOutcome {
-  sent: number;
-  failed: number;
-  /** when (epoch ms) an account held back (interval, retry) is due */
-  dueAt: number;
-}
 
 interface Retry {
   attempts: number;
