@@ -8,6 +8,7 @@ import type { DevicesRepository } from './storage/devices-repository.js';
 import type { AppsRepository } from './storage/apps-repository.js';
 import type { MessagesRepository } from './storage/messages-repository.js';
 import type { RawMessagesRepository } from './storage/raw-messages-repository.js';
+import type { MessagePages } from './storage/message-pages.js';
 import type { RateLimitsRepository } from './storage/rate-limits-repository.js';
 import type { Redis } from './storage/redis.js';
 import type { AccountService } from './domain/accounts.js';
@@ -62,6 +63,8 @@ export interface Context {
     devices: DevicesRepository;
     apps: AppsRepository;
     messages: MessagesRepository;
+    /** The device API's history pages (its hottest reads). */
+    messagePages: MessagePages;
     rawMessages: RawMessagesRepository;
   };
   accounts: AccountService;

@@ -10,6 +10,7 @@ import { AppsRepository } from './storage/apps-repository.js';
 import { SettingsRepository } from './storage/settings-repository.js';
 import { MessagesRepository } from './storage/messages-repository.js';
 import { RawMessagesRepository } from './storage/raw-messages-repository.js';
+import { MessagePages } from './storage/message-pages.js';
 import { AccountService } from './domain/accounts.js';
 import { CatalogService } from './domain/catalog.js';
 import { ModuleService } from './domain/modules.js';
@@ -91,7 +92,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     modules: new ModulesRepository(storage.db),
     devices: new DevicesRepository(storage.db),
     apps: new AppsRepository(storage.db),
-    messages: new MessagesRepository(storage.db, storage.capabilities),
+    messages: new MessagesRepository(storage.db),
+    messagePages: new MessagePages(storage.db, storage.capabilities),
     rawMessages: new RawMessagesRepository(storage.db),
   };
   const redis = config.limits.redisUrl ? connectRedis(config.limits.redisUrl, log) : undefined;

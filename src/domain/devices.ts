@@ -1,7 +1,8 @@
 import type { AttemptGuard } from './attempt-guard.js';
 import type { ModulesRepository } from '../storage/modules-repository.js';
 import type { DevicesRepository } from '../storage/devices-repository.js';
-import type { HistoryRow, MessagesRepository, TimeRange } from '../storage/messages-repository.js';
+import type { MessagesRepository } from '../storage/messages-repository.js';
+import type { HistoryRow, MessagePages, TimeRange } from '../storage/message-pages.js';
 import type { RawMessage, RawMessagesRepository } from '../storage/raw-messages-repository.js';
 import type { Child, Device } from './types.js';
 import type { ModuleService } from './modules.js';
@@ -34,6 +35,7 @@ export class DeviceService {
       modules: ModulesRepository;
       devices: DevicesRepository;
       messages: MessagesRepository;
+      messagePages: MessagePages;
       rawMessages: RawMessagesRepository;
     },
     private readonly moduleService: ModuleService,
@@ -100,7 +102,7 @@ export class DeviceService {
   async messages(scope: DeviceScope, selector: DeviceSelector, page: PageParameters): Promise<(string | HistoryRow)[]> {
     const range = pageRange(page);
     const device = await this.select(scope, selector);
-    return this.repositories.messages.storedPage({ moduleSerial: scope.module.serial, ...(device && { deviceId: device.id }) }, range);
+    return this.repositories.messagePages.storedPage({ moduleSerial: scope.module.serial, ...(device && { deviceId: device.id }) }, range);
   }
 
   /**
@@ -119,7 +121,7 @@ export class DeviceService {
     }
     const serial = verified.claims.serial.toUpperCase();
     if (selector.id !== undefined || tokenSelectsDevice(serial, selector.sn)) return this.messages(await this.byToken(verified.token), selector, page);
-    const read = await this.repositories.messages.moduleAndPage(serial, range);
+    const read = await this.repositories.messagePages.moduleAndPage(serial, range);
     this.tokens.confirm(verified, read.module);
     return read.page;
   }

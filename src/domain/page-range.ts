@@ -1,4 +1,4 @@
-import type { TimeRange } from '../storage/messages-repository.js';
+import type { TimeRange } from '../storage/message-pages.js';
 import { afterMs, beforeMs, parseAmount, parseInstant } from './time-range.js';
 
 /** History and recents: how many, and the exclusive bounds, as sent. */

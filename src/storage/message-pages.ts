@@ -157,5 +157,4 @@ export class MessagePages {
       .where('messages.when_ms', '<=', Math.max(...times))
       .execute();
   }
-
 }

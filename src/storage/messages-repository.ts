@@ -1,34 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Database, MessageRow, NewMessage } from './schema.js';
-import type { Capabilities } from './capabilities.js';
-import { MessagePages } from './message-pages.js';
-import type { HistoryRow, MessageScope, TimeRange } from './message-pages.js';
-import type { CatalogModule } from '../domain/types.js';
-
-export type { HistoryRow, MessageScope, TimeRange } from './message-pages.js';
+import type { MessageScope, TimeRange } from './message-pages.js';
 
 /** A device's newest message, as the children operation shows it. */
 export type LastMessageRow = Pick<MessageRow, 'device_id' | 'when_ms' | 'frame' | 'code' | 'custom' | 'lvl' | 'station'>;
 
 export class MessagesRepository {
-  private readonly pages: MessagePages;
-
-  constructor(
-    private readonly db: Kysely<Database>,
-    capabilities: Pick<Capabilities, 'embedded'> = { embedded: true },
-  ) {
-    this.pages = new MessagePages(db, capabilities);
-  }
-
-  /** `history` as the device API shows it: see {@link MessagePages.storedPage}. */
-  storedPage(scope: MessageScope, range: TimeRange): Promise<(string | HistoryRow)[]> {
-    return this.pages.storedPage(scope, range);
-  }
-
-  /** The module and its page in one read: see {@link MessagePages.moduleAndPage}. */
-  moduleAndPage(moduleSerial: string, range: TimeRange): Promise<{ module: CatalogModule | undefined; page: (string | HistoryRow)[] }> {
-    return this.pages.moduleAndPage(moduleSerial, range);
-  }
+  constructor(private readonly db: Kysely<Database>) {}
 
   async insert(message: NewMessage, db: Kysely<Database> = this.db): Promise<MessageRow> {
     return db.insertInto('messages').values(message).returningAll().executeTakeFirstOrThrow();

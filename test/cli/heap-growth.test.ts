@@ -1,12 +1,10 @@
 import { execFile } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { BIN } from '../helpers/cli.js';
 
 const run = promisify(execFile);
-const HELPER = pathToFileURL(BIN.replace(/main\.js$/, 'heap-growth.js')).href;
+const HELPER = new URL('../../dist/cli/heap-growth.js', import.meta.url).href;
 
 /**
  * A process with 20 MB of live objects that keeps promoting short-lived ones to the old generation,

@@ -71,7 +71,7 @@ describe.each(dialects)('history and recents with a device token: the module che
   it('reads the whole module’s page and its module in one statement, without loading the module first', async () => {
     const key = await token();
     const lookups = vi.spyOn(app.context.repositories.modules, 'bySerial');
-    const reads = vi.spyOn(app.context.repositories.messages, 'moduleAndPage');
+    const reads = vi.spyOn(app.context.repositories.messagePages, 'moduleAndPage');
     try {
       for (const url of ['/iot/devices/msgs/history.json', '/iot/devices/msgs/recents.json?amount=5', '/iot/devices/msgs/history.json?sn=2002']) {
         expect((await get(url, key)).statusCode, url).toBe(200);
