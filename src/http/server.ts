@@ -8,6 +8,7 @@ import type { Context } from '../context.js';
 import type { Limits } from '../config.js';
 import type { Server } from './server-types.js';
 import { installBodyParsers } from './body-parsers.js';
+import { installNulGuard } from './nul-characters.js';
 import { errorBody, installErrorRendering } from './error-rendering.js';
 import { ErrorSchema } from './schemas.js';
 import { registerRoutes } from './routes/index.js';
@@ -49,6 +50,7 @@ export async function buildServer(context: Context): Promise<Server> {
   connectionLimits(app, context.config.limits);
   await loadShedding(app, context.config.limits.maxEventLoopDelayMs);
   installBodyParsers(app);
+  installNulGuard(app);
   app.addSchema(ErrorSchema);
 
   // Browser dashboards call cross-origin with credentials.

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dialects } from '../helpers/database.js';
+import { createDeveloper, importCatalog, startApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
+
+// PostgreSQL stores no NUL (U+0000) in text: a value holding one must be refused as bad input, on
+// both databases alike, before it reaches a statement.
+describe.each(dialects)('NUL characters in parameters (%s)', (dialect) => {
+  let app: TestApp;
+  let auth: string;
+  beforeAll(async () => {
+    app = await startApp(dialect);
+    auth = (await createDeveloper(app)).auth;
+    await importCatalog(app);
+  });
+  afterAll(() => app.close());
+
+  it.each([
+    ['POST', '/iot/devices/bidirval.json?sn=%00', 'sn'],
+    ['GET', '/iot/devices/msgs/history.json?sn=C0%00FE', 'sn'],
+    ['GET', '/iot/developers/alerts.json?sn=%00', 'sn'],
+    ['GET', '/iot/devices/crc.json?sn=C0FE&key=%001A2B3C4', 'key'],
+    ['GET', '/iot/developers/apps/1%00/modules.json', 'idApp'],
+  ])('answers %s %s with a 400 naming the parameter', async (method, url, name) => {
+    const answer = await app.server.inject({ method: method as 'GET' | 'POST', url, headers: { authorization: auth } });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json()).toMatchObject({ statusCode: 400, message: expect.stringContaining(name) });
+  });
+
+  it('answers a NUL in a JSON or form body with a 400 naming the parameter, and stores nothing', async () => {
+    const json = await app.server.inject({ method: 'POST', url: '/iot/devices/bidirval.json', headers: { authorization: auth }, payload: { sn: '\u0000', id: 1 } });
+    expect(json.statusCode).toBe(400);
+    expect(json.json().message).toBe('body parameter sn must not contain a NUL character (U+0000)');
+    const uplink = { device: 'C0FE', time: 1_800_000_000, data: '0203', seqNumber: 1, station: '1A\u00002B' };
+    const network = await app.server.inject({ method: 'POST', url: '/network/sigfox/uplink', headers: { authorization: 'Bearer network-token' }, payload: uplink });
+    expect(network.statusCode).toBe(400);
+    expect(network.json().message).toBe('body parameter station must not contain a NUL character (U+0000)');
+    const form = await app.server.inject({
+      method: 'POST',
+      url: '/iot/developers/apps.json',
+      headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'name=fuzz%00app',
+    });
+    expect(form.statusCode).toBe(400);
+    expect(form.json().message).toBe('body parameter name must not contain a NUL character (U+0000)');
+    expect(await app.context.storage.db.selectFrom('raw_messages').select('id').where('time_s', '=', uplink.time).execute()).toEqual([]);
+  });
+});
