@@ -6,7 +6,7 @@ import { toAlert } from '../storage/alerts-repository.js';
 import type { AlertWithDevice, NewAlert } from '../storage/alerts-repository.js';
 import { enqueueAlertDeliveries } from '../delivery/outbox.js';
 import type { BatchedStatement } from './round.js';
-import { hot, rows } from './batched-queries.js';
+import { hot, rows } from './unnest.js';
 
 // At most one open alert per device and kind (the partial unique index); a raised alert counts on
 // its device, whose serial and name come back with it. An account asking for email gets the alert

@@ -4,7 +4,8 @@ import type { DeviceRow, NewMessage } from '../storage/schema.js';
 import type { BatchedStatement } from './round.js';
 import { DEVICE_FIELDS, MESSAGE_COLUMNS } from './ingest-queries.js';
 import type { DeviceChanges } from './ingest-queries.js';
-import { SET_MODULES, columns, hot, matched, rows } from './batched-queries.js';
+import { SET_MODULES } from './batched-queries.js';
+import { columns, hot, matched, rows } from './unnest.js';
 import type { ModuleState } from './batched-queries.js';
 
 /** A device update as the statement takes it: the device id, each of DEVICE_FIELDS, then msg, seen, period, lost. */

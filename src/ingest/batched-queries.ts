@@ -1,37 +1,15 @@
 // PostgreSQL: the statements every uplink runs, each serving a whole round of uplinks (round.ts) in
-// one round trip — arrays unnested into rows, results matched back to the uplinks by a key that is
-// unique within a round (a round holds one uplink per module). Fixed texts, run as named statements,
-// so PostgreSQL plans them once without knowing the arrays: every row is found through its unique
-// index (a LATERAL lookup per array element, or `= ANY(ids)` beside the join), never by a join the
-// planner might choose to make by scanning a table that grows.
-import { CompiledQuery } from 'kysely';
-import type { Kysely } from 'kysely';
-import type { Database, DeviceRow } from '../storage/schema.js';
-import { markHot } from '../storage/hot-statements.js';
+// one round trip — arrays unnested into rows, results matched back to the uplinks by module. A round
+// holds one uplink per module, and with it the copies other stations heard (group-commit twins):
+// those reach only the statements that store raw messages and receptions, which serve copies in
+// their order, the first as it would be served alone, the later ones as if after it. Fixed texts,
+// run as named statements, so PostgreSQL plans them once without knowing the arrays: every row is
+// found through its unique index (a LATERAL lookup per array element, or `= ANY(ids)` beside the
+// join), never by a join the planner might choose to make by scanning a table that grows.
+import type { DeviceRow } from '../storage/schema.js';
 import type { BatchedStatement } from './round.js';
+import { columns, hot, insertedOnce, matched, rows } from './unnest.js';
 import type { ModuleWithDevice, RawValues, RecentFrame } from './ingest-queries.js';
-
-type Db = Kysely<Database>;
-
-export function hot(text: string): string {
-  markHot(text);
-  return text;
-}
-
-export async function rows<R>(trx: Db, text: string, parameters: unknown[]): Promise<R[]> {
-  return (await trx.executeQuery<R>(CompiledQuery.raw(text, parameters))).rows;
-}
-
-/** The arguments as one array per column, for `unnest`. */
-export function columns(args: readonly (readonly unknown[])[], width: number): unknown[][] {
-  return Array.from({ length: width }, (_, column) => args.map((arg) => arg[column] ?? null));
-}
-
-/** Answers each argument with the row whose `key` matches its own, or undefined. */
-export function matched<A, R>(args: A[], found: R[], argKey: (arg: A) => unknown, rowKey: (row: R) => unknown): (R | undefined)[] {
-  const byKey = new Map(found.map((row) => [rowKey(row), row]));
-  return args.map((arg) => byKey.get(argKey(arg)));
-}
 
 const LOCK_MODULES = hot(
   'SELECT x.* FROM unnest($1::text[]) WITH ORDINALITY s(serial, n) CROSS JOIN LATERAL (' +
@@ -46,7 +24,7 @@ const LOCK_MODULES = hot(
 export const lockModules: BatchedStatement<string, ModuleWithDevice | undefined> = {
   async run(trx, serials) {
     // Looked up and locked one by one in the array's order: every batch locks its modules in serial order.
-    const sorted = [...serials].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const sorted = [...new Set(serials)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     return matched(serials, await rows<ModuleWithDevice>(trx, LOCK_MODULES, [sorted]), (s) => s, (row) => row.module_serial);
   },
 };
@@ -69,8 +47,8 @@ export type RawWithRinfo = [...RawValues, string | null, number | null, number |
 function insertRaw(text: string): BatchedStatement<RawWithRinfo, number | undefined> {
   return {
     async run(trx, args) {
-      const inserted = await rows<{ id: number; module_serial: string }>(trx, text, columns(args, 12));
-      return matched(args, inserted, (arg) => arg[0], (row) => row.module_serial).map((row) => row?.id);
+      const inserted = await insertedOnce(args, (arg) => arg[0], (row: { id: number; module_serial: string }) => row.module_serial, (sent) => rows(trx, text, columns(sent, 12)));
+      return inserted.map((row) => row?.id);
     },
   };
 }
@@ -94,22 +72,34 @@ export const findRawBySeq: BatchedStatement<[string, number, number], { id: numb
 
 const INSERT_RINFOS = hot(
   'INSERT INTO rinfos (raw_id, tap, rssi, snr) SELECT * FROM unnest($1::bigint[], $2::text[], $3::float8[], $4::float8[]) ' +
-    'ON CONFLICT (raw_id, tap) DO NOTHING RETURNING raw_id',
+    'ON CONFLICT (raw_id, tap) DO NOTHING RETURNING raw_id, tap',
 );
 
 /** Adds each station's reception; true where that station had not reported the uplink before. */
 export const insertRinfos: BatchedStatement<[number, string, number | null, number | null], boolean> = {
   async run(trx, args) {
-    const inserted = await rows<{ raw_id: number }>(trx, INSERT_RINFOS, columns(args, 4));
-    return matched(args, inserted, (arg) => arg[0], (row) => row.raw_id).map((row) => row !== undefined);
+    const reception = (rawId: number, tap: string) => `${rawId} ${tap}`;
+    const inserted = await insertedOnce(
+      args,
+      ([rawId, tap]) => reception(rawId, tap),
+      (row: { raw_id: number; tap: string }) => reception(row.raw_id, row.tap),
+      (sent) => rows(trx, INSERT_RINFOS, columns(sent, 4)),
+    );
+    return inserted.map((found) => found !== undefined);
   },
 };
 
-const SET_RAW_SNR = hot('UPDATE raw_messages r SET snr = u.snr FROM unnest($1::bigint[], $2::float8[]) u(id, snr) WHERE r.id = u.id AND r.id = ANY($1::bigint[])');
+const SET_RAW_SNR = hot('UPDATE raw_messages r SET snr = GREATEST(r.snr, u.snr) FROM unnest($1::bigint[], $2::float8[]) u(id, snr) WHERE r.id = u.id AND r.id = ANY($1::bigint[])');
 
+/**
+ * Raises each raw message's SNR to the given one where that is better. Copies of one uplink in a round
+ * decide on the SNR they read together, and may raise it in successive statements: never lowered.
+ */
 export const setRawSnr: BatchedStatement<[number, number], void> = {
   async run(trx, args) {
-    await rows(trx, SET_RAW_SNR, columns(args, 2));
+    const best = new Map<number, number>();
+    for (const [id, snr] of args) best.set(id, Math.max(snr, best.get(id) ?? snr));
+    await rows(trx, SET_RAW_SNR, columns([...best], 2));
     return args.map(() => undefined);
   },
 };
@@ -169,7 +159,8 @@ const RECENT_FRAMES = hot(
 /** Each module's newest messages, newest first, at most `limit` (the same for every call of a round). */
 export const recentFrames: BatchedStatement<[string, number], RecentFrame[]> = {
   async run(trx, args) {
-    const found = await rows<RecentFrame & { serial: string }>(trx, RECENT_FRAMES, [args.map(([serial]) => serial), Math.max(...args.map(([, limit]) => limit))]);
+    const serials = [...new Set(args.map(([serial]) => serial))];
+    const found = await rows<RecentFrame & { serial: string }>(trx, RECENT_FRAMES, [serials, Math.max(...args.map(([, limit]) => limit))]);
     const bySerial = new Map<string, RecentFrame[]>();
     for (const { serial, ...frame } of found) bySerial.set(serial, [...(bySerial.get(serial) ?? []), frame]);
     return args.map(([serial, limit]) => (bySerial.get(serial) ?? []).slice(0, limit));

@@ -8,6 +8,8 @@ type Work<T> = (trx: Kysely<Database>, round?: Round) => Promise<T>;
 interface Job {
   /** Jobs of one batch run in key order, so concurrent batches take row locks in the same order. */
   key: string;
+  /** Jobs of one key and one twin run in the same round (see `rounds`). */
+  twin?: string;
   work: Work<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -28,7 +30,9 @@ export interface GroupCommitOptions {
   /**
    * Run a batch in rounds instead of one job after the other: a round holds at most one job per
    * key, run side by side with a {@link Round} that merges their statements; a key's later jobs go
-   * to later rounds, in order. Only for jobs of different keys that touch disjoint rows.
+   * to later rounds, in order. Only for jobs of different keys that touch disjoint rows. Jobs given
+   * the same twin as an earlier job of their key join that job's round instead: the statements they
+   * share must then serve the twins in their order (as ingest's do for copies of one uplink).
    */
   rounds?: boolean;
 }
@@ -57,9 +61,9 @@ export class GroupCommit {
     private readonly options: GroupCommitOptions,
   ) {}
 
-  run<T>(key: string, work: Work<T>): Promise<T> {
+  run<T>(key: string, work: Work<T>, twin?: string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ key, work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ key, twin, work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => {
@@ -128,13 +132,19 @@ export class GroupCommit {
     return round.job(() => job.work(trx, round));
   }
 
-  /** The batch's jobs in rounds (one job per key each), a round's jobs side by side. */
+  /** The batch's jobs in rounds (one job per key each, with its twins), a round's jobs side by side. */
   private async inRounds(trx: Kysely<Database>, batch: Job[], outcomes: Outcome[]): Promise<void> {
     const rounds: number[][] = [];
     const seen = new Map<string, number>();
+    const twins = new Map<string, number>();
     batch.forEach((job, i) => {
-      const n = seen.get(job.key) ?? 0;
-      seen.set(job.key, n + 1);
+      const twin = job.twin === undefined ? undefined : `${job.key}\n${job.twin}`;
+      let n = twin === undefined ? undefined : twins.get(twin);
+      if (n === undefined) {
+        n = seen.get(job.key) ?? 0;
+        seen.set(job.key, n + 1);
+        if (twin !== undefined) twins.set(twin, n);
+      }
       (rounds[n] ??= []).push(i);
     });
     for (const indexes of rounds) {

@@ -58,6 +58,33 @@ describe.each(dialects)('ingest batches (%s)', (dialect) => {
     }
   });
 
+  it('takes other stations’ copies of an uplink in its round: one raw message with every reception and the best SNR, stored by one statement', async () => {
+    const time = 1_805_000_000;
+    const copies = serials.flatMap((device, m) => [
+      ...STATIONS.map((station, s) => ({ device, time, data: frames.tempHigh(1), seqNumber: 200 + m, station, rssi: -110, snr: [10, 12, 11][s] })),
+      // the second station again, better heard: a replay that still raises its reception and the raw message's SNR
+      { device, time, data: frames.tempHigh(1), seqNumber: 200 + m, station: STATIONS[1], rssi: -100, snr: 13 },
+    ]);
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    // Received in one turn of the event loop: one batch.
+    const results = await Promise.all(copies.map((uplink) => app.context.ingest.receive(uplink)));
+    const texts = sent.mock.calls.map(([query]) => String((query as { text?: string }).text ?? query));
+    sent.mockRestore();
+    expect(results.map((r) => r.uplink)).toEqual(serials.flatMap(() => ['new', 'duplicate', 'duplicate', 'replay']));
+    expect(new Set(results.map((r) => r.rawId)).size).toBe(MODULES);
+    if (dialect === 'postgres') {
+      // Copies in the first uplink's round: a statement serves them all, instead of one round per station.
+      expect(texts.filter((text) => text.startsWith('WITH r AS (INSERT INTO raw_messages'))).toHaveLength(1);
+      expect(texts.filter((text) => text.startsWith('INSERT INTO rinfos'))).toHaveLength(1);
+    }
+    const db = app.context.storage.db;
+    const raws = await db.selectFrom('raw_messages').select(['id', 'module_serial', 'snr']).where('time_s', '=', time).orderBy('module_serial').execute();
+    expect(raws.map((r) => [r.module_serial, r.snr])).toEqual(serials.map((serial) => [serial, 13]));
+    const rinfos = await db.selectFrom('rinfos').select(['raw_id', 'tap', 'snr']).where('raw_id', 'in', raws.map((r) => r.id)).orderBy('raw_id').orderBy('tap').execute();
+    expect(rinfos.map(({ tap, snr }) => [tap, snr])).toEqual(serials.flatMap(() => [['A001', 10], ['A002', 13], ['A003', 11]]));
+    expect(await db.selectFrom('messages').select('id').where('time_s', '=', time).execute()).toHaveLength(MODULES);
+  });
+
   it('applies children’s uplinks arriving at once: a child created on first mention, its period and dates written, the gateway seen, repetitions found', async () => {
     const time = 1_810_000_000;
     // Keep-alives read differently in UDM22: the modules speaking UDM23.
@@ -171,5 +198,22 @@ describe.each(dialects)('ingest batches (%s)', (dialect) => {
     expect(results).toEqual(keys.map((key, i) => [`${key}${i}-1`.toUpperCase(), `${key}${i}-2`.toUpperCase()]));
     // round 1: a (first), b, c — each statement once for all three; round 2: the second a
     expect(calls).toEqual([['a1-1', 'b0-1', 'c2-1'], ['a1-2', 'b0-2', 'c2-2'], ['a3-1'], ['a3-2']]);
+  });
+
+  it('runs a job’s twins (same key, same twin) in that job’s round, in their order, whatever comes between them', async () => {
+    const calls: string[][] = [];
+    const echo: BatchedStatement<string, string> = {
+      run: async (_trx, args) => {
+        calls.push(args);
+        return args;
+      },
+    };
+    const group = new GroupCommit(app.context.storage.db, { maxBatch: 16, concurrency: 1, isRejection: () => false, rounds: true });
+    const blocker = group.run('0', async () => {});
+    const jobs = [['a', 'x'], ['a', 'y'], ['a', 'x'], ['b', 'x'], ['a', undefined], ['a', 'y']] as const;
+    await Promise.all(jobs.map(([key, twin], i) => group.run(key, (_trx, round) => round!.add(echo, `${key}${i}`), twin)));
+    await blocker;
+    // round 1: a/x with its twin, and b; round 2: a/y with its twin; round 3: the a without one
+    expect(calls).toEqual([['a0', 'a2', 'b3'], ['a1', 'a5'], ['a4']]);
   });
 });

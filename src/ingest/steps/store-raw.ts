@@ -1,6 +1,11 @@
 import type { IngestModule, IngestStore } from '../ingest-store.js';
 import type { Uplink, UplinkOutcome } from '../uplink.js';
 
+/** What tells this uplink from the module's others (copies and replays of it share it), as text. */
+export function uplinkIdentity(uplink: Uplink): string {
+  return uplink.seqNumber !== undefined ? `${uplink.seqNumber} ${uplink.time}` : `${uplink.time} ${uplink.data.toUpperCase()}`;
+}
+
 /**
  * Step 2: one raw message per uplink. An uplink is (module, sequence number, network time): copies
  * heard by other base stations and replayed callbacks carry the same pair, while the same number
