@@ -5,9 +5,6 @@ import { GroupCommit } from './group-commit.js';
 import { IngestStore } from './ingest-store.js';
 import { runPipeline } from './pipeline.js';
 import { uplinkIdentity } from './steps/store-raw.js';
-import type { Round } from './round.js';
-import type { Kysely } from 'kysely';
-import type { Database } from '../storage/schema.js';
 import type { DateText } from './device-context.js';
 import type { IngestResult, Uplink } from './uplink.js';
 
@@ -72,8 +69,7 @@ export class IngestService {
     const rowLocks = this.storage.capabilities.skipLocked;
     const env = { log: this.log, dateText: this.dateText, now: Date.now };
     // Other stations' copies of an uplink (its twins) share its round: one statement serves them all.
-    const work = (trx: Kysely<Database>, round?: Round) => runPipeline(new IngestStore(trx, rowLocks, round), uplink, env);
-    const done = this.commits.run(uplink.device.toUpperCase(), work, uplinkIdentity(uplink));
+    const done = this.commits.run(uplink.device.toUpperCase(), (trx, round) => runPipeline(new IngestStore(trx, rowLocks, round), uplink, env), uplinkIdentity(uplink));
     // Simulated uplinks are not network traffic: metrics leave them out.
     const observe = uplink.simulated ? undefined : this.options.observe;
     if (!observe) return done;
