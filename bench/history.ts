@@ -25,7 +25,7 @@ import { MessageSchema } from '../src/http/presenters/messages.js';
 import type { presentMessage } from '../src/wire/message.js';
 import { messageBody, storedPageJson } from '../src/wire/message.js';
 import { benchDatabase } from '../test/helpers/scratch-database.js';
-import { backendCpuMs, backendCpuSpent } from './lib/backend-cpu.js';
+import { backendCpuMs, cpuSpent } from './lib/proc-cpu.js';
 
 const MODULES = 1000;
 /** 20 messages per module: history answers the full amount=20 page at both sizes (with 10,000 it had 10). */
@@ -222,7 +222,7 @@ function measureWith(child: ChildProcess) {
         const cpu = process.cpuUsage();
         const result = await ask({ port, paths, tokens, durationMs: ROUND_MS });
         const used = process.cpuUsage(cpu);
-        const dbMs = url && db ? backendCpuSpent(db, await backendCpuMs(url)) : 0;
+        const dbMs = url && db ? cpuSpent(db, await backendCpuMs(url)) : 0;
         const latencies = result.latenciesMs.sort((a, b) => a - b);
         (rounds[name] ??= []).push({
           rate: result.requests / result.seconds,

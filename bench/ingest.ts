@@ -12,9 +12,8 @@ import { createHash } from 'node:crypto';
 import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import Fastify from 'fastify';
-import pg from 'pg';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
@@ -25,6 +24,7 @@ import { buildServer } from '../src/http/server.js';
 import { catalogCsv, generatedModules } from '../src/simulator/fleet.js';
 import type { Summary } from '../src/simulator/simulation.js';
 import { benchDatabase } from '../test/helpers/scratch-database.js';
+import { backendCpuMs, cpuSpent } from './lib/proc-cpu.js';
 
 // From bench/ as TypeScript, or from <build>/bench/ once compiled.
 const ROOT = process.env.SNSR_BENCH_ROOT ?? join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -172,33 +172,6 @@ interface Row {
   floor?: number;
 }
 
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-
-/**
- * CPU ticks used so far by each PostgreSQL backend connected to the bench database, from
- * /proc/<pid>/stat (utime + stime): the database's share of the work, which process.cpuUsage of
- * the snsr process cannot see. Shared background processes (WAL writer, checkpointer) are left out.
- */
-async function backendTicks(url: string): Promise<Map<number, number>> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
-    const ticks = new Map<number, number>();
-    for (const { pid } of rows) {
-      try {
-        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-        ticks.set(pid, Number(fields[11]) + Number(fields[12]));
-      } catch {
-        // the backend ended meanwhile
-      }
-    }
-    return ticks;
-  } finally {
-    await client.end();
-  }
-}
-
 async function measure(
   server: ChildProcess,
   port: number,
@@ -209,18 +182,13 @@ async function measure(
   profile: string,
 ): Promise<{ summary: Summary; server: ServerReport; databaseCpuMs: number | null }> {
   await simulate(port, path, WARMUP_SECONDS, duplicates, seed);
-  const before = postgresUrl ? await backendTicks(postgresUrl) : null;
+  const before = postgresUrl ? await backendCpuMs(postgresUrl) : null;
   server.send({ type: 'reset', profile } satisfies Command);
   const summary = await simulate(port, path, SECONDS, duplicates, seed + 1);
   server.send({ type: 'report' } satisfies Command);
   const report = await next(server, 'report');
   let databaseCpuMs: number | null = null;
-  if (postgresUrl && before) {
-    const after = await backendTicks(postgresUrl);
-    let ticks = 0;
-    for (const [pid, used] of after) ticks += used - (before.get(pid) ?? 0);
-    databaseCpuMs = (ticks * 1000) / CLOCK_TICKS;
-  }
+  if (postgresUrl && before) databaseCpuMs = cpuSpent(before, await backendCpuMs(postgresUrl));
   return { summary, server: report, databaseCpuMs };
 }
 
