@@ -5,7 +5,9 @@
 // their order, the first as it would be served alone, the later ones as if after it. Fixed texts,
 // run as named statements, so PostgreSQL plans them once without knowing the arrays: every row is
 // found through its unique index (a LATERAL lookup per array element, or `= ANY(ids)` beside the
-// join), never by a join the planner might choose to make by scanning a table that grows.
+// join), never by a join the planner might choose to make by scanning a table that grows. A LATERAL
+// lookup of one row by a unique key says LIMIT 1: a plain subquery would be flattened into a join,
+// and planned while the table is small that is a hash join over a sequential scan.
 import type { DeviceRow } from '../storage/schema.js';
 import type { BatchedStatement } from './round.js';
 import { columns, hot, insertedOnce, matched, rows } from './unnest.js';
@@ -59,7 +61,7 @@ export const insertRawNoSeq = insertRaw(INSERT_RAW_NO_SEQ);
 
 const FIND_RAW_BY_SEQ = hot(
   'SELECT r.id, r.snr, r.module_serial FROM unnest($1::text[], $2::integer[], $3::bigint[]) u(serial, seq, time_s) CROSS JOIN LATERAL (' +
-    'SELECT id, snr, module_serial FROM raw_messages WHERE module_serial = u.serial AND seq_number = u.seq AND time_s = u.time_s) r',
+    'SELECT id, snr, module_serial FROM raw_messages WHERE module_serial = u.serial AND seq_number = u.seq AND time_s = u.time_s LIMIT 1) r',
 );
 
 /** The stored raw messages of these (serial, sequence number, time). */
@@ -124,7 +126,7 @@ export const updateModuleStates: BatchedStatement<ModuleState, void> = {
 
 const CHILD_DEVICES = hot(
   'SELECT d.* FROM unnest($1::text[], $2::integer[]) s(serial, idx) CROSS JOIN LATERAL ' +
-    '(SELECT * FROM devices WHERE module_serial = s.serial AND idx = s.idx) d',
+    '(SELECT * FROM devices WHERE module_serial = s.serial AND idx = s.idx LIMIT 1) d',
 );
 
 /** A statement taking (module serial, device index) pairs and answering each with its device row, or undefined. */
