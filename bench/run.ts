@@ -7,6 +7,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   delivery: () => import('./delivery.js'),
   accounts: () => import('./accounts.js'),
   scale: () => import('./scale.js'),
+  quiet: () => import('./quiet.js'),
   limits: () => import('./limits.js'),
   'bulk-work': () => import('./bulk-work.js'),
   'module-list': () => import('./module-list.js'),
