@@ -11,13 +11,12 @@ import { createContext } from '../src/context.js';
 import { buildServer } from '../src/http/server.js';
 import { benchDatabase } from '../test/helpers/scratch-database.js';
 import { cpuMsOf } from './lib/proc-cpu.js';
+import { benchSerial, uplinkBody } from './lib/uplink-load.js';
 
 const MODULES = 200;
 const UPLINKS = Number(process.env.BENCH_QUIET_UPLINKS ?? 1000);
 const ROUNDS = 3;
 const TOKEN = 'bench-network-token';
-
-const serial = (i: number) => (0xd000 + i).toString(16).toUpperCase();
 
 export async function run(): Promise<void> {
   const database = await benchDatabase('postgres');
@@ -26,14 +25,12 @@ export async function run(): Promise<void> {
   const context = await createContext(loadConfig(env), { log: pino({ level: 'silent' }) });
   const server = await buildServer(context);
   try {
-    await context.repositories.modules.importCatalog(Array.from({ length: MODULES }, (_, i) => ({ serial: serial(i), key: '1A2B3C4D', pac: '0123456789ABCDEF' })));
+    await context.repositories.modules.importCatalog(Array.from({ length: MODULES }, (_, i) => ({ serial: benchSerial(i), key: '1A2B3C4D', pac: '0123456789ABCDEF' })));
     const { pid } = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(context.storage.db)).rows[0]!;
     let n = 0;
     const uplink = async () => {
-      const i = n++;
-      const k = Math.floor(i / MODULES);
-      const payload = { device: serial(i % MODULES), time: 1_790_000_000 + i, data: `${(k & 0x7f).toString(16).padStart(2, '0')}000046`, seqNumber: k % 4096, station: '1A2B', rssi: -120 };
-      const answer = await server.inject({ method: 'POST', url: '/network/sigfox/uplink', headers: { authorization: `Bearer ${TOKEN}` }, payload });
+      const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+      const answer = await server.inject({ method: 'POST', url: '/network/sigfox/uplink', headers, payload: uplinkBody(n++, MODULES) });
       if (answer.statusCode !== 200) throw new Error(`uplink answered ${answer.statusCode}: ${answer.body}`);
     };
     console.log(`node ${process.version}; ${MODULES} modules, new uplinks one at a time, ${ROUNDS} rounds of ${UPLINKS} after ${UPLINKS / 2} of warm-up`);

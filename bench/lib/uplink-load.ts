@@ -15,10 +15,10 @@ export interface UplinkTarget {
 /** The catalog serial of module `i`, as the uplinks name it. */
 export const benchSerial = (i: number): string => (0xc0000000 + i).toString(16).toUpperCase();
 
-function nextBody(target: UplinkTarget): string {
-  const n = target.counter.n++;
-  const k = Math.floor(n / target.modules);
-  return JSON.stringify({ device: benchSerial(n % target.modules), time: 1_790_000_000 + n, data: `${(k & 0x7f).toString(16).padStart(2, '0')}000046`, seqNumber: k % 4096, station: '1A2B', rssi: -120 });
+/** The `n`-th uplink of the load: modules in turn, each uplink of a module a new sequence number and event frame. */
+export function uplinkBody(n: number, modules: number): string {
+  const k = Math.floor(n / modules);
+  return JSON.stringify({ device: benchSerial(n % modules), time: 1_790_000_000 + n, data: `${(k & 0x7f).toString(16).padStart(2, '0')}000046`, seqNumber: k % 4096, station: '1A2B', rssi: -120 });
 }
 
 /** Sends one uplink; resolves with its status (0 when the connection failed) and latency. */
@@ -31,7 +31,7 @@ function post(target: UplinkTarget, agent: http.Agent): Promise<{ status: number
       response.on('end', () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - sent }));
     });
     request.on('error', () => resolve({ status: 0, ms: performance.now() - sent }));
-    request.end(nextBody(target));
+    request.end(uplinkBody(target.counter.n++, target.modules));
   });
 }
 
