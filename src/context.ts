@@ -89,7 +89,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     config.secret ?? (await new SettingsRepository(storage.db).getOrCreate('secret', () => randomBytes(32).toString('base64url')));
   const repositories = {
     accounts: new AccountsRepository(storage.db),
-    modules: new ModulesRepository(storage.db),
+    modules: new ModulesRepository(storage.db, storage.capabilities),
     devices: new DevicesRepository(storage.db),
     apps: new AppsRepository(storage.db),
     messages: new MessagesRepository(storage.db),

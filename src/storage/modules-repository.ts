@@ -1,7 +1,9 @@
+import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { Protocol } from '../protocol/udm/index.js';
 import type { CatalogModule, ModuleListItem } from '../domain/types.js';
 import type { Database, ModuleRow } from './schema.js';
+import type { Capabilities } from './capabilities.js';
 import { resetRegistration } from './registration-reset.js';
 
 export interface CatalogEntry {
@@ -28,6 +30,8 @@ export const toModule = (row: Pick<ModuleRow, (typeof MODULE_COLUMNS)[number]>):
 /** Modules per import transaction. */
 const CHUNK = 200;
 const CHUNK_ATTEMPTS = 5;
+/** New modules from which an import has PostgreSQL's statistics taken again (see `analyzeImported`). */
+const ANALYZE_AFTER = 100;
 
 /** PostgreSQL's deadlock_detected, lock_not_available (lock_timeout) and serialization_failure. */
 const isLockConflict = (error: unknown) => ['40P01', '55P03', '40001'].includes((error as { code?: string }).code ?? '');
@@ -65,7 +69,10 @@ async function writeChunk(trx: Kysely<Database>, batch: CatalogEntry[]): Promise
 
 /** The operator's catalog and each module's registration to an account. */
 export class ModulesRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly capabilities?: Pick<Capabilities, 'dialect'>,
+  ) {}
 
   /**
    * Inserts or updates every entry, in serial order, in chunks of `CHUNK` modules that each commit
@@ -83,7 +90,22 @@ export class ModulesRepository {
       created += await this.importCatalogChunk(chunk);
       onProgress?.(start + chunk.length, sorted.length);
     }
+    if (created >= ANALYZE_AFTER) await this.analyzeImported();
     return { created, updated: sorted.length - created };
+  }
+
+  /**
+   * PostgreSQL: the tables' statistics taken again once an import added many modules, as after any
+   * bulk load. Every pooled connection keeps one plan per ingest statement, made from the statistics
+   * of its time: made while the tables were near empty, they scan a whole table for each round of
+   * uplinks (measured: 1,000 modules read some 130 times a second under load) until autovacuum
+   * analyzes it, up to a minute later. ANALYZE also has those plans made again. Below a hundred new
+   * modules the tables are a few pages whatever the plan, and autovacuum's own threshold (50 rows
+   * and a tenth of the table) takes over.
+   */
+  private async analyzeImported(): Promise<void> {
+    if (this.capabilities?.dialect !== 'postgres') return;
+    await sql`ANALYZE modules, devices`.execute(this.db);
   }
 
   /**

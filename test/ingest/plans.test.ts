@@ -69,3 +69,40 @@ describe.runIf(dialects.includes('postgres'))('hot ingest statements on PostgreS
     }
   });
 });
+
+// Plans made once per connection outlive the statistics they were made from: made while a fresh
+// catalog's tables were near empty, the batched updates scanned every module and device per round.
+describe.runIf(dialects.includes('postgres'))('hot ingest statements after a catalog import on PostgreSQL', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startApp('postgres', { SNSR_DATABASE_POOL_SIZE: '1' });
+    await app.context.catalog.import(catalogCsv(generatedModules(1000)));
+  });
+  afterAll(() => app.close());
+
+  it('update modules and devices found by index, not by scanning the tables', async () => {
+    const db = app.context.storage.db;
+    const serials = (await db.selectFrom('modules').select('serial').orderBy('serial').limit(16).execute()).map((r) => r.serial);
+    // A round of uplinks from several modules: the batched statements are prepared and planned.
+    const answers = await Promise.all(
+      serials.map((device, n) =>
+        app.server.inject({ method: 'POST', url: '/network/sigfox/uplink', headers: { authorization: 'Bearer network-token' }, payload: { device, time: 1_800_000_000 + n, data: frames.tempHigh(n, 1), seqNumber: n, station: 'A001', rssi: -110 } }),
+      ),
+    );
+    for (const answer of answers) expect(answer.statusCode, answer.body).toBe(200);
+    const [update] = (await sql<Prepared>`SELECT name, statement, generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%UPDATE modules m%UPDATE devices d%'`.execute(db)).rows;
+    expect(update).toBeDefined();
+    await sql`SET plan_cache_mode = force_generic_plan`.execute(db);
+    try {
+      const parameters = new Set(update!.statement.match(/\$\d+/g)).size;
+      await sql.raw(`PREPARE snsr_plan_test_update AS ${update!.statement}`).execute(db);
+      const plan = await sql.raw<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE snsr_plan_test_update(${Array(parameters).fill('NULL').join(', ')})`).execute(db);
+      await sql`DEALLOCATE snsr_plan_test_update`.execute(db);
+      const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(text).toMatch(/Update on modules/);
+      expect(text).not.toMatch(/Seq Scan on (modules|devices)/);
+    } finally {
+      await sql`RESET plan_cache_mode`.execute(db);
+    }
+  });
+});
