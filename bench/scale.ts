@@ -91,7 +91,7 @@ async function measureSnsr(processes: number): Promise<{ saturated: Row; paced?:
   const db = await benchDatabase('postgres');
   if (!db) return undefined;
   const storage = await openStorage(db.url, { migrate: true });
-  await new ModulesRepository(storage.db).importCatalog(Array.from({ length: MODULES }, (_, i) => ({ serial: benchSerial(i), key: '1A2B3C4D', pac: '0123456789ABCDEF' })));
+  await new ModulesRepository(storage.db, storage.capabilities).importCatalog(Array.from({ length: MODULES }, (_, i) => ({ serial: benchSerial(i), key: '1A2B3C4D', pac: '0123456789ABCDEF' })));
   await storage.close();
   const env = { ...process.env, SNSR_DATABASE_URL: db.url, SNSR_NETWORK_TOKEN: TOKEN, SNSR_SECRET: 'bench', PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', SNSR_MAX_EVENT_LOOP_DELAY_MS: '0' };
   const server = spawn(process.execPath, [BIN, 'serve', '--no-worker', '--processes', String(processes)], { env, stdio: ['ignore', 'ignore', 'inherit'] });
