@@ -4,6 +4,7 @@ import pg from 'pg';
 import { dialects } from '../helpers/database.js';
 import { POSTGRES_ADMIN_URL } from '../helpers/scratch-database.js';
 import { hot, packText, rows } from '../../src/ingest/unnest.js';
+import type { Database } from '../../src/storage/schema.js';
 
 // Every character an array literal or the packing could trip on, and the packing's own marks.
 const awkward: (string | null)[][] = [
@@ -31,7 +32,7 @@ describe('text arrays packed for PostgreSQL', () => {
   });
 
   it.runIf(dialects.includes('postgres'))('come back from PostgreSQL element for element, with the non-text arrays beside them', async () => {
-    const db = new Kysely<object>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: POSTGRES_ADMIN_URL, max: 1 }) }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: POSTGRES_ADMIN_URL, max: 1 }) }) });
     const statement = hot('SELECT t, n, t = ANY($1::text[]) AS found FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY u(t, n, i) ORDER BY i');
     try {
       for (const texts of awkward) {
