@@ -1,4 +1,5 @@
 import { CompiledQuery, sql } from 'kysely';
+import type { RawBuilder } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { CatalogModule } from '../domain/types.js';
 import type { Database, MessageRow, ModuleRow } from './schema.js';
@@ -36,8 +37,25 @@ export type HistoryRow = Pick<MessageRow, 'id' | 'device_id' | 'when_ms' | 'time
   device_serial: string;
 };
 
+/**
+ * How far back a PostgreSQL page first reads, from the module's newest message or the page's upper
+ * bound: a month, so that PostgreSQL opens one or two month partitions instead of every one kept.
+ */
+export const PAGE_WINDOW_MS = 31 * 24 * 3600 * 1000;
+
 /** A row of a page: the message's key and its stored wire form (null when stored without one). */
 type StoredRow = { id: number; when_ms: number; body: string | null };
+/** A row of a windowed read: a message, or (no id) the window's start. */
+type Windowed = { id: number | null; when_ms: number | null; body: string | null; window_start: number | null };
+
+/**
+ * Where a windowed page starts (exclusive): `PAGE_WINDOW_MS` before the module's newest message, or
+ * before the page's upper bound if that is earlier. Null (no window) when neither is known.
+ */
+function windowStart(newest: RawBuilder<unknown> | ReturnType<typeof sql.ref>, before: number | undefined) {
+  const end = before === undefined ? sql`${newest} + 1` : sql`LEAST(${newest} + 1, ${before})`;
+  return sql<number | null>`(${end} - ${sql.lit(PAGE_WINDOW_MS)})`;
+}
 
 /**
  * The device API's history pages, its hottest reads: each message's stored wire form read by a
@@ -71,6 +89,12 @@ export class MessagePages {
     return CompiledQuery.raw(text, parameters);
   }
 
+  /** The windowed page's parameters, in the order its SQL binds them. */
+  private static windowedParameters(key: string | number, moduleSerial: string, range: TimeRange): unknown[] {
+    const bounds = [...(range.before !== undefined ? [range.before] : []), ...(range.after !== undefined ? [range.after] : [])];
+    return [key, ...bounds, ...(range.before !== undefined ? [range.before] : []), moduleSerial, range.limit];
+  }
+
   private static pageParameters(key: string | number, range: TimeRange): unknown[] {
     return [key, ...(range.before !== undefined ? [range.before] : []), ...(range.after !== undefined ? [range.after] : []), range.limit];
   }
@@ -81,6 +105,12 @@ export class MessagePages {
    * existed come back as their columns (with their device's serial) for the caller to build.
    */
   async storedPage(scope: MessageScope, range: TimeRange): Promise<(string | HistoryRow)[]> {
+    if (!this.capabilities.embedded) return this.windowedPage(scope, range);
+    return this.wholePage(scope, range);
+  }
+
+  /** `storedPage` over every month: on SQLite always, on PostgreSQL for what a window left. */
+  private async wholePage(scope: MessageScope, range: TimeRange): Promise<(string | HistoryRow)[]> {
     const shape = `${scope.deviceId !== undefined} ${range.before !== undefined} ${range.after !== undefined}`;
     const parameters = MessagePages.pageParameters(scope.deviceId ?? scope.moduleSerial, range);
     // The bodies alone first: every message stored since `body` exists has one, and on SQLite each
@@ -112,20 +142,53 @@ export class MessagePages {
         this.db
           .selectFrom('modules')
           .select([...MODULE_COLUMNS, sql<number | null>`NULL::bigint`.as('id'), sql<number | null>`NULL::bigint`.as('when_ms'), sql<string | null>`NULL::text`.as('body')])
+          .select(sql<number | null>`${windowStart(sql.ref('last_when_ms'), range.before)}`.as('window_start'))
           .where('serial', '=', moduleSerial)
           .unionAll(
             this.db
-              .selectFrom(this.pageQuery({ moduleSerial }, range).as('p'))
-              .select([...MODULE_COLUMNS.map((column) => sql<never>`NULL`.as(column)), 'p.id', 'p.when_ms', 'p.body']),
+              .selectFrom(this.pageQuery({ moduleSerial }, range, undefined, true).as('p'))
+              .select([...MODULE_COLUMNS.map((column) => sql<never>`NULL`.as(column)), 'p.id', 'p.when_ms', 'p.body', sql<never>`NULL`.as('window_start')]),
           ),
-      [moduleSerial, ...MessagePages.pageParameters(moduleSerial, range)],
+      [...(range.before !== undefined ? [range.before] : []), moduleSerial, ...MessagePages.windowedParameters(moduleSerial, moduleSerial, range)],
     );
-    const rows = (await this.db.executeQuery(query)).rows as (ModuleRow & { id: number | null; when_ms: number | null; body: string | null })[];
+    const rows = (await this.db.executeQuery(query)).rows as (ModuleRow & Windowed)[];
     const module = rows.find((row) => row.id === null);
     if (module === undefined) return { module: undefined, page: [] };
+    return { module: toModule(module), page: await this.completed({ moduleSerial }, range, rows, module.window_start) };
+  }
+
+  /**
+   * PostgreSQL: `storedPage` read first within the window (`PAGE_WINDOW_MS`) before the module's
+   * newest message or the page's upper bound, whichever is earlier; the window's start comes back
+   * on a row of its own.
+   */
+  private async windowedPage(scope: MessageScope, range: TimeRange): Promise<(string | HistoryRow)[]> {
+    const query = this.compiledOnce(
+      `windowed page ${scope.deviceId !== undefined} ${range.before !== undefined} ${range.after !== undefined}`,
+      () =>
+        this.db
+          .selectFrom('modules')
+          .select([sql<number | null>`NULL::bigint`.as('id'), sql<number | null>`NULL::bigint`.as('when_ms'), sql<string | null>`NULL::text`.as('body')])
+          .select(sql<number | null>`${windowStart(sql.ref('last_when_ms'), range.before)}`.as('window_start'))
+          .where('serial', '=', scope.moduleSerial)
+          .unionAll(this.db.selectFrom(this.pageQuery(scope, range, undefined, true).as('p')).select(['p.id', 'p.when_ms', 'p.body', sql<never>`NULL`.as('window_start')])),
+      [...(range.before !== undefined ? [range.before] : []), scope.moduleSerial, ...MessagePages.windowedParameters(scope.deviceId ?? scope.moduleSerial, scope.moduleSerial, range)],
+    );
+    const rows = (await this.db.executeQuery(query)).rows as Windowed[];
+    return this.completed(scope, range, rows, rows.find((row) => row.id === null)?.window_start ?? null);
+  }
+
+  /**
+   * A windowed read's page, in order, and the messages before the window's start if it held fewer
+   * than the page asks for and the page reaches back past it (a module quiet for a month: its
+   * messages are read from every month, as they would have been without a window).
+   */
+  private async completed(scope: MessageScope, range: TimeRange, rows: readonly Windowed[], start: number | null): Promise<(string | HistoryRow)[]> {
     // A union keeps each part's order in practice, not by promise: put in order here.
-    const messages = rows.filter((row): row is typeof row & StoredRow => row.id !== null).sort((a, b) => b.when_ms - a.when_ms || b.id - a.id);
-    return { module: toModule(module), page: await this.built(messages) };
+    const messages = rows.filter((row): row is Windowed & StoredRow => row.id !== null).sort((a, b) => b.when_ms - a.when_ms || b.id - a.id);
+    const page = await this.built(messages);
+    if (start === null || page.length >= range.limit || (range.after !== undefined && Number(start) <= range.after)) return page;
+    return [...page, ...(await this.wholePage(scope, { ...range, before: Number(start) + 1, limit: range.limit - page.length }))];
   }
 
   /** The page's entries: each stored body, or the columns of messages stored without one. */
@@ -136,11 +199,17 @@ export class MessagePages {
     return rows.map((row) => row.body ?? built.get(Number(row.id))!);
   }
 
-  private pageQuery(scope: MessageScope, range: TimeRange, columns: readonly ('id' | 'when_ms' | 'body')[] = ['id', 'when_ms', 'body']) {
+  /** The page's keyset scan; `windowed`, only after the window's start (see `windowStart`), read again from the module. */
+  private pageQuery(scope: MessageScope, range: TimeRange, columns: readonly ('id' | 'when_ms' | 'body')[] = ['id', 'when_ms', 'body'], windowed = false) {
     let query = this.db.selectFrom('messages').select(columns);
     query = scope.deviceId !== undefined ? query.where('device_id', '=', scope.deviceId) : query.where('module_serial', '=', scope.moduleSerial);
     if (range.before !== undefined) query = query.where('when_ms', '<', range.before);
     if (range.after !== undefined) query = query.where('when_ms', '>', range.after);
+    if (windowed) {
+      const start = sql`(SELECT ${windowStart(sql.ref('last_when_ms'), range.before)} FROM modules WHERE serial = ${scope.moduleSerial})`;
+      // No newest message known and no bound: no window (every row is after -1).
+      query = query.where('when_ms', '>', sql<number>`COALESCE(${start}, -1)`);
+    }
     query = scope.deviceId !== undefined ? query.orderBy('device_id', 'desc') : query.orderBy('module_serial', 'desc');
     return query.orderBy('when_ms', 'desc').orderBy('id', 'desc').limit(range.limit);
   }
