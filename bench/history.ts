@@ -145,6 +145,8 @@ export async function fill(context: Context, from: number, to: number): Promise<
         ${CTXT} AS ctxt, d.serial
       FROM ${source} JOIN devices d ON d.idx = seq.k % 2) AS m`.execute(db);
   }
+  // Each module's newest message time, as ingestion keeps it (PostgreSQL pages start from it).
+  await sql`UPDATE modules SET last_when_ms = (SELECT max(when_ms) FROM messages WHERE messages.module_serial = modules.serial)`.execute(db);
   await settle(context);
 }
 
