@@ -1,11 +1,16 @@
 import { CompiledQuery, sql } from 'kysely';
-import type { RawBuilder } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { CatalogModule } from '../domain/types.js';
-import type { Database, MessageRow, ModuleRow } from './schema.js';
+import type { Database, ModuleRow } from './schema.js';
+import { historyRows } from './history-rows.js';
+import type { HistoryRow } from './history-rows.js';
+import { windowStart } from './page-window.js';
 import { markHot } from './hot-statements.js';
 import type { Capabilities } from './capabilities.js';
 import { MODULE_COLUMNS, toModule } from './modules-repository.js';
+
+export type { HistoryRow } from './history-rows.js';
+export { PAGE_WINDOW_MS } from './page-window.js';
 
 /** Which messages a history read covers: a whole module (its device and children) or one device. */
 export type MessageScope = { moduleSerial: string; deviceId?: number };
@@ -19,43 +24,10 @@ export interface TimeRange {
   limit: number;
 }
 
-/** What the device API's history shows of a message. */
-const HISTORY_COLUMNS = [
-  'messages.id',
-  'messages.device_id',
-  'messages.when_ms',
-  'messages.time_s',
-  'messages.lvl',
-  'messages.station',
-  'messages.type',
-  'messages.frame',
-  'messages.custom',
-  'messages.contrib',
-  'messages.ctxt',
-] as const;
-export type HistoryRow = Pick<MessageRow, 'id' | 'device_id' | 'when_ms' | 'time_s' | 'lvl' | 'station' | 'type' | 'frame' | 'custom' | 'contrib' | 'ctxt'> & {
-  device_serial: string;
-};
-
-/**
- * How far back a PostgreSQL page first reads, from the module's newest message or the page's upper
- * bound: a month, so that PostgreSQL opens one or two month partitions instead of every one kept.
- */
-export const PAGE_WINDOW_MS = 31 * 24 * 3600 * 1000;
-
 /** A row of a page: the message's key and its stored wire form (null when stored without one). */
 type StoredRow = { id: number; when_ms: number; body: string | null };
 /** A row of a windowed read: a message, or (no id) the window's start. */
 type Windowed = { id: number | null; when_ms: number | null; body: string | null; window_start: number | null };
-
-/**
- * Where a windowed page starts (exclusive): `PAGE_WINDOW_MS` before the module's newest message, or
- * before the page's upper bound if that is earlier. Null (no window) when neither is known.
- */
-function windowStart(newest: RawBuilder<unknown> | ReturnType<typeof sql.ref>, before: number | undefined) {
-  const end = before === undefined ? sql`${newest} + 1` : sql`LEAST(${newest} + 1, ${before})`;
-  return sql<number | null>`(${end} - ${sql.lit(PAGE_WINDOW_MS)})`;
-}
 
 /**
  * The device API's history pages, its hottest reads: each message's stored wire form read by a
@@ -195,7 +167,7 @@ export class MessagePages {
   private async built(rows: readonly StoredRow[]): Promise<(string | HistoryRow)[]> {
     const unbuilt = rows.filter((row) => row.body === null);
     if (unbuilt.length === 0) return rows.map((row) => row.body!);
-    const built = new Map((await this.historyRows(unbuilt)).map((row) => [Number(row.id), row]));
+    const built = new Map((await historyRows(this.db, unbuilt)).map((row) => [Number(row.id), row]));
     return rows.map((row) => row.body ?? built.get(Number(row.id))!);
   }
 
@@ -212,18 +184,5 @@ export class MessagePages {
     }
     query = scope.deviceId !== undefined ? query.orderBy('device_id', 'desc') : query.orderBy('module_serial', 'desc');
     return query.orderBy('when_ms', 'desc').orderBy('id', 'desc').limit(range.limit);
-  }
-
-  /** The wire columns of the messages given by id and time (the time bounds prune partitions on PostgreSQL). */
-  private historyRows(keys: readonly { id: number; when_ms: number }[]): Promise<HistoryRow[]> {
-    const times = keys.map((key) => Number(key.when_ms));
-    return this.db
-      .selectFrom('messages')
-      .innerJoin('devices', 'devices.id', 'messages.device_id')
-      .select([...HISTORY_COLUMNS, 'devices.serial as device_serial'])
-      .where('messages.id', 'in', keys.map((key) => key.id))
-      .where('messages.when_ms', '>=', Math.min(...times))
-      .where('messages.when_ms', '<=', Math.max(...times))
-      .execute();
   }
 }
