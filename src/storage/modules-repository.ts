@@ -5,13 +5,10 @@ import type { CatalogModule, ModuleListItem } from '../domain/types.js';
 import type { Database, ModuleRow } from './schema.js';
 import type { Capabilities } from './capabilities.js';
 import { resetRegistration } from './registration-reset.js';
+import { isLockConflict, writeChunk } from './catalog-chunk.js';
+import type { CatalogEntry } from './catalog-chunk.js';
 
-export interface CatalogEntry {
-  serial: string;
-  key: string;
-  pac: string;
-  protocol?: Protocol;
-}
+export type { CatalogEntry } from './catalog-chunk.js';
 
 /** The columns a catalog module is made of. */
 export const MODULE_COLUMNS = ['serial', 'key', 'pac', 'protocol', 'account_id', 'registered_at', 'registration', 'device_key'] as const;
@@ -32,40 +29,6 @@ const CHUNK = 200;
 const CHUNK_ATTEMPTS = 5;
 /** New modules from which an import has PostgreSQL's statistics taken again (see `analyzeImported`). */
 const ANALYZE_AFTER = 100;
-
-/** PostgreSQL's deadlock_detected, lock_not_available (lock_timeout) and serialization_failure. */
-const isLockConflict = (error: unknown) => ['40P01', '55P03', '40001'].includes((error as { code?: string }).code ?? '');
-
-async function writeChunk(trx: Kysely<Database>, batch: CatalogEntry[]): Promise<number> {
-  const existing = await trx
-    .selectFrom('modules')
-    .select('serial')
-    .where('serial', 'in', batch.map((entry) => entry.serial))
-    .execute();
-  const now = Date.now();
-  // A line without a protocol keeps the one the module already has (REGISTER frames may have set it).
-  for (const withProtocol of [true, false]) {
-    const group = batch.filter((e) => (e.protocol !== undefined) === withProtocol);
-    if (group.length === 0) continue;
-    await trx
-      .insertInto('modules')
-      .values(group.map((e) => ({ serial: e.serial, key: e.key, pac: e.pac, protocol: e.protocol ?? 'UDM23', imported_at: now })))
-      .onConflict((oc) =>
-        oc.column('serial').doUpdateSet((eb) => ({
-          key: eb.ref('excluded.key'),
-          pac: eb.ref('excluded.pac'),
-          ...(withProtocol && { protocol: eb.ref('excluded.protocol') }),
-        })),
-      )
-      .execute();
-  }
-  await trx
-    .insertInto('devices')
-    .values(batch.map((e) => ({ module_serial: e.serial, idx: 0, serial: e.serial })))
-    .onConflict((oc) => oc.columns(['module_serial', 'idx']).doNothing())
-    .execute();
-  return batch.length - existing.length;
-}
 
 /** The operator's catalog and each module's registration to an account. */
 export class ModulesRepository {
