@@ -114,7 +114,7 @@ export class MessagePages {
         this.db
           .selectFrom('modules')
           .select([...MODULE_COLUMNS, sql<number | null>`NULL::bigint`.as('id'), sql<number | null>`NULL::bigint`.as('when_ms'), sql<string | null>`NULL::text`.as('body')])
-          .select(sql<number | null>`${windowStart(sql.ref('last_when_ms'), range.before)}`.as('window_start'))
+          .select(sql<number | null>`${windowStart(range.before)}`.as('window_start'))
           .where('serial', '=', moduleSerial)
           .unionAll(
             this.db
@@ -141,7 +141,7 @@ export class MessagePages {
         this.db
           .selectFrom('modules')
           .select([sql<number | null>`NULL::bigint`.as('id'), sql<number | null>`NULL::bigint`.as('when_ms'), sql<string | null>`NULL::text`.as('body')])
-          .select(sql<number | null>`${windowStart(sql.ref('last_when_ms'), range.before)}`.as('window_start'))
+          .select(sql<number | null>`${windowStart(range.before)}`.as('window_start'))
           .where('serial', '=', scope.moduleSerial)
           .unionAll(this.db.selectFrom(this.pageQuery(scope, range, undefined, true).as('p')).select(['p.id', 'p.when_ms', 'p.body', sql<never>`NULL`.as('window_start')])),
       [...(range.before !== undefined ? [range.before] : []), scope.moduleSerial, ...MessagePages.windowedParameters(scope.deviceId ?? scope.moduleSerial, scope.moduleSerial, range)],
@@ -178,7 +178,7 @@ export class MessagePages {
     if (range.before !== undefined) query = query.where('when_ms', '<', range.before);
     if (range.after !== undefined) query = query.where('when_ms', '>', range.after);
     if (windowed) {
-      const start = sql`(SELECT ${windowStart(sql.ref('last_when_ms'), range.before)} FROM modules WHERE serial = ${scope.moduleSerial})`;
+      const start = sql`(SELECT ${windowStart(range.before)} FROM modules WHERE serial = ${scope.moduleSerial})`;
       // No newest message known and no bound: no window (every row is after -1).
       query = query.where('when_ms', '>', sql<number>`COALESCE(${start}, -1)`);
     }
