@@ -217,6 +217,8 @@ describe.each(dialects)('alert emails (%s)', (dialect) => {
         await alarm('C0FE', frames.batteryOk(11 + i * 2));
       }
       await barrier();
+      // Bob's email is in once SMTP took it; it is marked sent a moment later.
+      await until(waiting, (count) => count === 0);
       const extra = smtp.received.filter((received) => received.to.includes('alice@example.com')).map((received) => received.subject);
       expect({ subjects, extra, waiting: await waiting() }).toEqual({ subjects: Array(6).fill('snsr alert: battery low (2.85 V) on C0FE'), extra: [], waiting: 0 });
     } finally {
