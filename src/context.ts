@@ -96,7 +96,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     messagePages: new MessagePages(storage.db, storage.capabilities),
     rawMessages: new RawMessagesRepository(storage.db),
   };
-  const redis = config.limits.redisUrl ? connectRedis(config.limits.redisUrl, log) : undefined;
+  const redis = config.limits.redisUrl ? await connectRedis(config.limits.redisUrl, log) : undefined;
   const rateLimits = new RateLimitsRepository(storage.db);
   const streamEvents = new StreamEventsRepository(storage.db);
   const hub = new EventHub(streamEvents, storage.notifier, log);

@@ -1,4 +1,3 @@
-import { connect } from 'mqtt';
 import type { MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
 import { callbackBody } from '../../delivery/callback-body.js';
@@ -73,7 +72,7 @@ export class MqttBridge {
       await this.disconnect();
       return 0;
     }
-    const client = this.connection();
+    const client = await this.connection();
     if (!client.connected) return 0;
     const settled = Date.now() - this.settings.settleMs;
     let published = 0;
@@ -118,7 +117,10 @@ export class MqttBridge {
     }
   }
 
-  private connection(): MqttClient {
+  private async connection(): Promise<MqttClient> {
+    if (this.client) return this.client;
+    // Loaded when this process first holds the lease: the others, and every CLI command, never load it.
+    const { connect } = await import('mqtt');
     if (this.client) return this.client;
     const client = connect(this.settings.url, { reconnectPeriod: 1000, connectTimeout: 5000, clean: true, clientId: `snsr-${process.pid}-${Math.random().toString(16).slice(2, 8)}` });
     client.on('connect', () => {
