@@ -5,8 +5,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     // Storage suites create their own PostgreSQL databases. Three workers on two cores: much of the
-    // suite waits (browsers, spawned servers, timers), so a third file runs in that time. The whole
-    // suite took 497 s with two and 399 s with three on one 2-core machine; four took 486 s.
+    // suite waits (browsers, spawned servers, timers), so a third file runs in that time. From the
+    // first file's start to the last one's end, on one 2-core machine: 497 s with two, 399 s with
+    // three, 486 s with four.
     pool: 'forks',
     maxWorkers: 3,
     // Generous: CLI tests spawn the real binary and browser tests drive Chromium; on a loaded 2-core
