@@ -108,21 +108,7 @@ export class MessagePages {
     }
     // The module's row and the page's rows under one snapshot, the module's columns sent once
     // rather than beside each message (a join): each row is one or the other.
-    const query = this.compiledOnce(
-      `module and page ${range.before !== undefined} ${range.after !== undefined}`,
-      () =>
-        this.db
-          .selectFrom('modules')
-          .select([...MODULE_COLUMNS, sql<number | null>`NULL::bigint`.as('id'), sql<number | null>`NULL::bigint`.as('when_ms'), sql<string | null>`NULL::text`.as('body')])
-          .select(sql<number | null>`${windowStart(range.before)}`.as('window_start'))
-          .where('serial', '=', moduleSerial)
-          .unionAll(
-            this.db
-              .selectFrom(this.pageQuery({ moduleSerial }, range, undefined, true).as('p'))
-              .select([...MODULE_COLUMNS.map((column) => sql<never>`NULL`.as(column)), 'p.id', 'p.when_ms', 'p.body', sql<never>`NULL`.as('window_start')]),
-          ),
-      [...(range.before !== undefined ? [range.before] : []), moduleSerial, ...MessagePages.windowedParameters(moduleSerial, moduleSerial, range)],
-    );
+    const query = this.windowedRead({ moduleSerial }, range, MODULE_COLUMNS);
     const rows = (await this.db.executeQuery(query)).rows as (ModuleRow & Windowed)[];
     const module = rows.find((row) => row.id === null);
     if (module === undefined) return { module: undefined, page: [] };
@@ -135,19 +121,31 @@ export class MessagePages {
    * on a row of its own.
    */
   private async windowedPage(scope: MessageScope, range: TimeRange): Promise<(string | HistoryRow)[]> {
-    const query = this.compiledOnce(
-      `windowed page ${scope.deviceId !== undefined} ${range.before !== undefined} ${range.after !== undefined}`,
+    const query = this.windowedRead(scope, range, []);
+    const rows = (await this.db.executeQuery(query)).rows as Windowed[];
+    return this.completed(scope, range, rows, rows.find((row) => row.id === null)?.window_start ?? null);
+  }
+
+  /**
+   * One statement: the module's row (the `moduleColumns` asked for and the window's start), and
+   * beside it the page's rows within the window.
+   */
+  private windowedRead(scope: MessageScope, range: TimeRange, moduleColumns: readonly (typeof MODULE_COLUMNS)[number][]): CompiledQuery {
+    return this.compiledOnce(
+      `windowed ${moduleColumns.length} ${scope.deviceId !== undefined} ${range.before !== undefined} ${range.after !== undefined}`,
       () =>
         this.db
           .selectFrom('modules')
-          .select([sql<number | null>`NULL::bigint`.as('id'), sql<number | null>`NULL::bigint`.as('when_ms'), sql<string | null>`NULL::text`.as('body')])
+          .select([...moduleColumns, sql<number | null>`NULL::bigint`.as('id'), sql<number | null>`NULL::bigint`.as('when_ms'), sql<string | null>`NULL::text`.as('body')])
           .select(sql<number | null>`${windowStart(range.before)}`.as('window_start'))
           .where('serial', '=', scope.moduleSerial)
-          .unionAll(this.db.selectFrom(this.pageQuery(scope, range, undefined, true).as('p')).select(['p.id', 'p.when_ms', 'p.body', sql<never>`NULL`.as('window_start')])),
+          .unionAll(
+            this.db
+              .selectFrom(this.pageQuery(scope, range, undefined, true).as('p'))
+              .select([...moduleColumns.map((column) => sql<never>`NULL`.as(column)), 'p.id', 'p.when_ms', 'p.body', sql<never>`NULL`.as('window_start')]),
+          ),
       [...(range.before !== undefined ? [range.before] : []), scope.moduleSerial, ...MessagePages.windowedParameters(scope.deviceId ?? scope.moduleSerial, scope.moduleSerial, range)],
     );
-    const rows = (await this.db.executeQuery(query)).rows as Windowed[];
-    return this.completed(scope, range, rows, rows.find((row) => row.id === null)?.window_start ?? null);
   }
 
   /**
