@@ -96,15 +96,15 @@ function reporter(requests: () => number, close?: () => Promise<void>): void {
   });
 }
 
-/** Catalog, one account owning every module, APPS apps with the callback URL, modules spread over them. */
-async function setup(context: Context, callbackUrl: string): Promise<number[]> {
+/** Catalog, one account owning every module, `appCount` apps with the callback URL, modules spread over them. */
+async function setup(context: Context, callbackUrl: string, appCount = APPS): Promise<number[]> {
   await context.repositories.modules.importCatalog(modules);
   const { account } = await context.accounts.create('bench@example.com', 'Secret123');
   await context.modules.register(account.id, modules.map(({ serial, key }) => ({ serial, key })));
   const apps: number[] = [];
-  for (let i = 0; i < APPS; i++) {
+  for (let i = 0; i < appCount; i++) {
     const app = await context.apps.save(account.id, { name: `bench ${i}`, callbackurl: callbackUrl });
-    await context.apps.attach(account.id, app.id, modules.filter((_, m) => m % APPS === i).map((m) => m.serial));
+    await context.apps.attach(account.id, app.id, modules.filter((_, m) => m % appCount === i).map((m) => m.serial));
     apps.push(app.id);
   }
   return apps;
@@ -140,7 +140,7 @@ const envFor = (url: string) => ({ SNSR_DATABASE_URL: url, SNSR_SECRET: 'bench',
 
 // ---------------------------------------------------------------- (1) throughput
 
-async function throughput(dialect: Dialect): Promise<string | undefined> {
+async function throughput(dialect: Dialect, appCount: number): Promise<string | undefined> {
   const db = await benchDatabase(dialect);
   if (!db) return undefined;
   const receiver = spawnRole('delivery-receiver');
@@ -148,7 +148,7 @@ async function throughput(dialect: Dialect): Promise<string | undefined> {
     const { port } = await next(receiver, 'ready');
     const context = await createContext(loadConfig(envFor(db.url)), { log: silent });
     try {
-      await setup(context, `http://127.0.0.1:${port}/hook`);
+      await setup(context, `http://127.0.0.1:${port}/hook`, appCount);
       // Each message goes to the one app its module is attached to.
       const device = new Map((await context.storage.db.selectFrom('devices').select(['id', 'serial']).where('idx', '=', 0).execute()).map((d) => [d.serial, d.id]));
       for (let start = 0; start < DELIVERIES; start += 500) {
@@ -177,7 +177,7 @@ async function throughput(dialect: Dialect): Promise<string | undefined> {
         throw new Error(`${dialect}: ${worker.stats.delivered} delivered, ${report.requests} received, of ${DELIVERIES}`);
       }
       const cpuPer = ((used.user + used.system) / DELIVERIES).toFixed(0);
-      return `${dialect.padEnd(9)}${String(DELIVERIES).padStart(11)}${`${Math.round(DELIVERIES / seconds)}/s`.padStart(14)}${`${cpuPer} µs`.padStart(18)}${`${(report.cpuMs * 1000 / DELIVERIES).toFixed(0)} µs`.padStart(20)}`;
+      return `${dialect.padEnd(9)}${String(appCount).padStart(5)}${String(DELIVERIES).padStart(11)}${`${Math.round(DELIVERIES / seconds)}/s`.padStart(14)}${`${cpuPer} µs`.padStart(18)}${`${(report.cpuMs * 1000 / DELIVERIES).toFixed(0)} µs`.padStart(20)}`;
     } finally {
       await context.close();
     }
@@ -327,10 +327,14 @@ export async function run(): Promise<void> {
   if (!decode(frame(0), 'UDM23').ok) throw new Error('bench frame does not decode');
   console.log(`node ${process.version}; default delivery settings (32 in flight, 4 per app); ${APPS} apps, ${MODULES} modules`);
   console.log(`\n(1) worker throughput: ${DELIVERIES} queued deliveries to a receiver in another process (answers 200 at once)`);
-  console.log(`${'database'.padEnd(9)}${'deliveries'.padStart(11)}${'delivered'.padStart(14)}${'worker CPU/each'.padStart(18)}${'receiver CPU/each'.padStart(20)}`);
+  console.log(`${'database'.padEnd(9)}${'apps'.padStart(5)}${'deliveries'.padStart(11)}${'delivered'.padStart(14)}${'worker CPU/each'.padStart(18)}${'receiver CPU/each'.padStart(20)}`);
+  // Spread over the apps (each sending 4 at a time), then all for one app: a fleet's single
+  // integration, its backlog in front of every claim.
   for (const dialect of ['sqlite', 'postgres'] as const) {
-    const row = await throughput(dialect);
-    if (row) console.log(row);
+    for (const appCount of [APPS, 1]) {
+      const row = await throughput(dialect, appCount);
+      if (row) console.log(row);
+    }
   }
   // BENCH_DELIVERY_PARTS=throughput runs part (1) alone.
   if (process.env.BENCH_DELIVERY_PARTS === 'throughput') return;

@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
-import type { ExpressionBuilder, Kysely, RawBuilder } from 'kysely';
+import type { Kysely, RawBuilder } from 'kysely';
 import type { Capabilities } from '../storage/capabilities.js';
 import type { Alert } from '../domain/alerts.js';
 import { AlertsRepository } from '../storage/alerts-repository.js';
 import type { Database, MessageRow } from '../storage/schema.js';
+import { due, pickDue } from './due-picks.js';
 
 /** A claim, as the database holds it: completions and releases must name both to count. */
 export interface Lease {
@@ -61,13 +62,6 @@ const CLAIM_LOCK = sql`pg_advisory_xact_lock(1936618354, 1)`;
  */
 export const BOUND_IDLE = sql`set_config('idle_in_transaction_session_timeout', '5000', true)`;
 
-export const due = (now: number) => (eb: ExpressionBuilder<Database, 'deliveries'>) =>
-  eb.and([
-    eb('status', '=', 'pending'),
-    eb('next_attempt_at', '<=', now),
-    eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]),
-  ]);
-
 /**
  * Leases due deliveries, oldest first, in one short transaction: reads the database clock (taking
  * the claim lock on PostgreSQL), counts each app's live leases, picks within what is left of each
@@ -80,17 +74,18 @@ export async function claimDeliveries(db: Kysely<Database>, capabilities: Capabi
   const leased = await db.transaction().execute(async (trx) => {
     const clock = capabilities.dialect === 'postgres' ? sql<{ now: number }>`select ${BOUND_IDLE}, ${CLAIM_LOCK}, ${databaseNow(capabilities)} as now` : sql<{ now: number }>`select ${databaseNow(capabilities)} as now`;
     const now = Number((await clock.execute(trx)).rows[0]!.now);
+    // Only a pending row carries a lease (every other status clears it), so the small partial index
+    // of leased rows answers this alone, however long the queue.
     const live = await trx
       .selectFrom('deliveries')
       .select(['app_id', (eb) => eb.fn.countAll<number>().as('n')])
       .where('lease_owner', 'is not', null)
-      .where('status', '=', 'pending')
       .where('lease_until', '>', now)
       .groupBy('app_id')
       .execute();
     const held = new Map(live.map((row) => [row.app_id, Number(row.n)]));
     const allowance = (appId: number) => Math.min(request.allowance(appId), request.perAppLimit - (held.get(appId) ?? 0));
-    const picked = await pick(trx, request.limit, allowance, now);
+    const picked = await pickDue(trx, capabilities, { limit: request.limit, allowance, perAppLimit: request.perAppLimit, now });
     if (picked.length === 0) return { ids: [], until: 0 };
     const until = now + request.leaseMs;
     const rows = await trx
@@ -103,39 +98,6 @@ export async function claimDeliveries(db: Kysely<Database>, capabilities: Capabi
     return { ids: rows.map((row) => row.id), until };
   });
   return load(db, leased.ids, { owner: request.owner, until: leased.until }, claimedAt);
-}
-
-/**
- * Oldest due first, at most `allowance(app)` per app: an app with a long backlog fills its own
- * share and is then left out of the query, so other apps' deliveries are reached behind it.
- */
-async function pick(db: Kysely<Database>, limit: number, allowance: (appId: number) => number, now: number): Promise<number[]> {
-  const picked: number[] = [];
-  const taken = new Map<number, number>();
-  const saturated = new Set<number>();
-  const scan = Math.min(1000, Math.max(64, limit * 4));
-  let after: { next: number; id: number } | undefined;
-  for (let round = 0; round < 4 && picked.length < limit; round++) {
-    let query = db.selectFrom('deliveries').select(['id', 'app_id', 'next_attempt_at']).where(due(now));
-    if (saturated.size > 0) query = query.where('app_id', 'not in', [...saturated]);
-    if (after) {
-      const { next, id } = after;
-      query = query.where((eb) => eb(eb.refTuple('next_attempt_at', 'id'), '>', eb.tuple(next, id)));
-    }
-    const candidates = await query.orderBy('next_attempt_at').orderBy('id').limit(scan).execute();
-    for (const candidate of candidates) {
-      if (picked.length >= limit) break;
-      const used = taken.get(candidate.app_id) ?? 0;
-      if (used < allowance(candidate.app_id)) {
-        picked.push(candidate.id);
-        taken.set(candidate.app_id, used + 1);
-      } else saturated.add(candidate.app_id);
-    }
-    if (candidates.length < scan) break;
-    const last = candidates[candidates.length - 1]!;
-    after = { next: last.next_attempt_at, id: last.id };
-  }
-  return picked;
 }
 
 async function load(db: Kysely<Database>, ids: number[], lease: Lease, claimedAt: number): Promise<ClaimedDelivery[]> {

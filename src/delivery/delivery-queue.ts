@@ -65,12 +65,12 @@ export class DeliveryQueue {
 
   private async leaseEnds(items: LeasedItem[]): Promise<Map<LeasedItem, number>> {
     // Asked before the database read its clock: the lease ends no sooner than `asked + remaining`.
+    // Found by id alone: a row still under the lease is pending (see `leased`).
     const asked = performance.now();
     const rows = await this.db
       .selectFrom('deliveries')
       .select(['id', 'lease_owner', 'lease_until', databaseNow(this.capabilities).as('now')])
       .where('id', 'in', items.map((item) => item.id))
-      .where('status', '=', 'pending')
       .execute();
     const byId = new Map(rows.map((row) => [row.id, row]));
     const ends = new Map<LeasedItem, number>();
@@ -164,13 +164,12 @@ export class DeliveryQueue {
     }
   }
 
+  /**
+   * The rows among `ids` still under this lease. No status test: every change of status clears the
+   * lease, so a row still under one is pending, and the rows are found by id alone.
+   */
   private leased(db: Kysely<Database>, ids: number[], lease: Lease) {
-    return db
-      .updateTable('deliveries')
-      .where('id', 'in', ids)
-      .where('lease_owner', '=', lease.owner)
-      .where('lease_until', '=', lease.until)
-      .where('status', '=', 'pending');
+    return db.updateTable('deliveries').where('id', 'in', ids).where('lease_owner', '=', lease.owner).where('lease_until', '=', lease.until);
   }
 
   /**
@@ -186,7 +185,7 @@ export class DeliveryQueue {
           eb
             .selectFrom('deliveries')
             .select('id')
-            .where('status', '=', 'delivered')
+            .where(sql<boolean>`status = 'delivered'`)
             .where('next_attempt_at', '<', cutoff)
             .where('delivered_at', '<', cutoff)
             .limit(batch),

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.js';
+import { PENDING } from '../delivery/due-picks.js';
 
 /**
  * The outbox's backlog as the metrics show it: pending deliveries and the age of the oldest one.
@@ -13,7 +14,7 @@ export function queueStats(db: Kysely<Database>, now = Date.now): () => Promise<
     const value = db
       .selectFrom('deliveries')
       .select((eb) => [eb.fn.countAll<number>().as('depth'), eb.fn.min('created_at').as('oldest')])
-      .where('status', '=', 'pending')
+      .where(PENDING)
       .executeTakeFirstOrThrow()
       .then((row) => ({ depth: Number(row.depth), oldestMs: row.oldest === null ? 0 : Math.max(0, at - Number(row.oldest)) }));
     last = { at, value };
