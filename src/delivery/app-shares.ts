@@ -2,13 +2,16 @@ import type { AppSlots } from './app-slots.js';
 
 /**
  * One worker's share of each app: how many of its deliveries it holds (claimed, ready or in flight)
- * and sends now, and the sending slots it asks for. An app's slots go back once the worker holds
- * nothing of it, so slots follow the work.
+ * and sends now, and the sending slots it asks for. An app's slots go back once the worker has held
+ * nothing of it for `lingerMs`, so slots follow the work without being given back and taken again
+ * between two claims of one app's backlog (two round trips each time, on PostgreSQL).
  */
 export class AppShares {
   /** Per app: [in flight, held (ready + in flight)]. */
   private readonly perApp = new Map<number, { sending: number; held: number }>();
   private readonly asking = new Set<number>();
+  /** Apps this worker holds nothing of, and the timers that give their slots back. */
+  private readonly idle = new Map<number, NodeJS.Timeout>();
   private retry: NodeJS.Timeout | undefined;
 
   constructor(
@@ -16,6 +19,7 @@ export class AppShares {
     private readonly pollMs: number,
     /** Called when more slots may be had: the worker pumps again. */
     private readonly onSlots: () => void,
+    private readonly lingerMs = Math.max(500, 5 * pollMs),
   ) {}
 
   sending(appId: number): number {
@@ -30,10 +34,16 @@ export class AppShares {
     const entry = this.perApp.get(appId) ?? { sending: 0, held: 0 };
     entry.sending += sending;
     entry.held += held;
+    clearTimeout(this.idle.get(appId));
+    this.idle.delete(appId);
     if (entry.held > 0) return void this.perApp.set(appId, entry);
     this.perApp.delete(appId);
-    // Nothing of this app left here: its slots go back for other workers.
-    void this.slots.release(appId);
+    // Nothing of this app left here: unless more comes meanwhile, its slots go back for other workers.
+    const timer = setTimeout(() => {
+      this.idle.delete(appId);
+      void this.slots.release(appId);
+    }, this.lingerMs);
+    this.idle.set(appId, timer.unref());
   }
 
   /** Asks for more of an app's slots (one request per app at a time), pumping again when it has them. */
@@ -55,7 +65,10 @@ export class AppShares {
     });
   }
 
+  /** Stops asking; the slots still held go with the worker's `slots.close()`. */
   stop(): void {
     clearTimeout(this.retry);
+    for (const timer of this.idle.values()) clearTimeout(timer);
+    this.idle.clear();
   }
 }
