@@ -9,6 +9,14 @@ import type { SendStep } from './send-step.js';
 
 /** Claims held ahead of sending, as a multiple of the concurrency: sends never wait on a claim. */
 const PREFETCH = 2;
+/**
+ * The same for one app, in rounds of its own limit, where sending slots hold that limit (leases do
+ * otherwise): as many rounds as a lease outlasts at the callback timeout, at most four, and never
+ * more than half the worker's window, so that one app's backlog cannot crowd the others out of it.
+ * A backlog of one app goes out 4 at a time; with only twice that leased, each claim brought the one
+ * or two rows just sent and sends waited on claims.
+ */
+const MAX_APP_ROUNDS = 4;
 
 /**
  * The sending half of a worker: claimed deliveries wait here, oldest first, and go out at most
@@ -36,6 +44,14 @@ export class SendQueue {
     this.running = true;
   }
 
+  /** Leases one app may hold in this worker (defaults: 16, with shared slots). */
+  private get appLeases(): number {
+    const { concurrency, perAppConcurrency } = this.settings;
+    const lasting = Math.floor((this.times.leaseMs - FENCE_MARGIN_MS) / this.times.timeoutMs);
+    const rounds = this.slots.shared ? Math.max(1, Math.min(MAX_APP_ROUNDS, lasting)) : PREFETCH;
+    return Math.min(rounds * perAppConcurrency, Math.max(perAppConcurrency, (PREFETCH * concurrency) / 2));
+  }
+
   /** What to claim next, if the window has room enough. */
   plan(): ClaimPlan {
     const room = PREFETCH * this.settings.concurrency - this.ready.length - this.inFlight.size;
@@ -45,8 +61,8 @@ export class SendQueue {
       limit: room,
       // Leases per app across every worker: with shared slots, room to claim ahead of sending
       // (never a whole backlog); without, the in-flight limit itself.
-      perAppLimit: (this.slots.shared ? PREFETCH : 1) * this.settings.perAppConcurrency,
-      allowance: (appId) => PREFETCH * this.settings.perAppConcurrency - this.shares.held(appId),
+      perAppLimit: this.slots.shared ? this.appLeases : this.settings.perAppConcurrency,
+      allowance: (appId) => this.appLeases - this.shares.held(appId),
     };
   }
 
@@ -121,17 +137,29 @@ export class SendQueue {
     return performance.now() - delivery.claimedAt + this.times.timeoutMs + FENCE_MARGIN_MS <= this.times.leaseMs;
   }
 
+  /**
+   * Sends one delivery. It counts against its app's limit while its request is open, and against the
+   * worker's concurrency until its result is written too.
+   */
   private dispatch(delivery: ClaimedDelivery): void {
     const abort = new AbortController();
     this.shares.count(delivery.appId, 1, 0);
+    let open = true;
+    const requestEnded = () => {
+      if (!open) return;
+      open = false;
+      this.shares.count(delivery.appId, -1, 0);
+      this.pump();
+    };
     const done = this.step
-      .run(delivery, abort.signal)
+      .run(delivery, abort.signal, requestEnded)
       // The lease is gone from the database: this app may have room for another claim now.
       .then(() => this.wantMore())
       .catch((error: unknown) => this.log.error({ err: error, delivery: delivery.id }, 'recording a callback failed; its lease will expire and it will be sent again'))
       .finally(() => {
         this.inFlight.delete(delivery.id);
-        this.shares.count(delivery.appId, -1, -1);
+        requestEnded();
+        this.shares.count(delivery.appId, 0, -1);
         this.pump();
       });
     this.inFlight.set(delivery.id, { done, abort });

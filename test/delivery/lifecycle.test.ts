@@ -172,6 +172,25 @@ describe.each(dialects)('delivery worker lifecycle (%s)', (dialect) => {
     await slow.close();
   });
 
+  // With shared slots (PostgreSQL), a worker leases rounds of an app's sends ahead of them, so that
+  // a backlog's sends never wait on a claim; without (SQLite), leases are the app's limit itself.
+  it("one app's backlog: its limit in flight, and (PostgreSQL) four rounds of it leased ahead", async () => {
+    // Answers late enough that none of the first four has ended when the test looks.
+    const slow = await startReceiver(() => ({ status: 200, delayMs: 8000 }));
+    fixture = await deliveryFixture(dialect);
+    await fixture.createApp(slow.url, 'backlog');
+    for (let i = 0; i < 40; i++) await fixture.message();
+    fixture.app.context.startWorker({ pollMs: 20 });
+    const leased = (ds: { lease_owner: string | null }[]) => ds.filter((d) => d.lease_owner !== null).length;
+    const expected = dialect === 'postgres' ? 16 : 4;
+    await eventually(() => fixture.deliveries(), (ds) => leased(ds) === expected);
+    await slow.waitFor(4);
+    await sleep(200);
+    expect(slow.received).toHaveLength(4);
+    expect(leased(await fixture.deliveries())).toBe(expected);
+    await slow.close();
+  });
+
   it('prunes delivered rows past the retention period and keeps failed ones', async () => {
     receiver = await startReceiver();
     fixture = await deliveryFixture(dialect, { SNSR_DELIVERY_RETENTION_DAYS: '7' });
