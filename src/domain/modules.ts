@@ -1,4 +1,4 @@
-import { eventLoopPause, inChunks } from './event-loop-yield.js';
+import { inChunks } from './event-loop-yield.js';
 import { randomBytes } from 'node:crypto';
 import type { ModulesRepository } from '../storage/modules-repository.js';
 import type { DevicesRepository } from '../storage/devices-repository.js';
@@ -27,26 +27,44 @@ const DEVICE_KEY = /^[0-9A-F]{8}$/;
 
 export const normalizeSerial = (serial: string): string => serial.trim().toUpperCase();
 
+/** Registrations read and claimed together. */
+const REGISTRATION_CHUNK = 200;
+
 export class ModuleService {
   constructor(
     private readonly modules: ModulesRepository,
     private readonly devices: DevicesRepository,
   ) {}
 
-  /** The spec's state table, in its order: unknown serial, held by anyone, wrong key, then registered. */
+  /**
+   * The spec's state table, in its order: unknown serial, held by anyone, wrong key, then
+   * registered. Requests go in chunks, each read in one query and claimed in one transaction, so
+   * that a fleet registered in one request costs a few statements per chunk, not per module.
+   */
   async register(accountId: number, requests: { serial: string; key: string }[]): Promise<RegistrationResult> {
     const result: RegistrationResult = { registered: [], not_found: [], already_registered: [], invalid_key: [] };
-    const pause = eventLoopPause();
-    for (const request of requests) {
-      await pause();
-      const serial = normalizeSerial(request.serial);
-      const module = await this.modules.bySerial(serial);
-      if (!module) result.not_found.push(serial);
-      else if (module.accountId !== null) result.already_registered.push(serial);
-      else if (!keyMatches(module, request.key)) result.invalid_key.push(serial);
-      else if (await this.modules.register(serial, accountId)) result.registered.push(serial);
-      else result.already_registered.push(serial);
-    }
+    await inChunks(requests, REGISTRATION_CHUNK, async (chunk) => {
+      const serials = chunk.map((request) => normalizeSerial(request.serial));
+      const modules = new Map((await this.modules.bySerials([...new Set(serials)])).map((module) => [module.serial, module]));
+      // Each serial at most once per registration: a repeat finds it held, as one after the other would.
+      const wanted = new Set<string>();
+      const outcome = chunk.map((request, i) => {
+        const serial = serials[i]!;
+        const module = modules.get(serial);
+        if (!module) return 'not_found' as const;
+        if (module.accountId !== null || wanted.has(serial)) return 'already_registered' as const;
+        if (!keyMatches(module, request.key)) return 'invalid_key' as const;
+        wanted.add(serial);
+        return 'claim' as const;
+      });
+      const claimed = await this.modules.register([...wanted], accountId);
+      outcome.forEach((state, i) => {
+        const serial = serials[i]!;
+        if (state !== 'claim') result[state].push(serial);
+        // Another registration won it meanwhile.
+        else result[claimed.has(serial) ? 'registered' : 'already_registered'].push(serial);
+      });
+    });
     return result;
   }
 

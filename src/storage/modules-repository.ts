@@ -107,22 +107,29 @@ export class ModulesRepository {
   }
 
   /**
-   * Claims the module for the account if nobody holds it, as a new registration that starts empty;
-   * false when another registration won. The module row is changed first: its lock orders this
-   * against the module's uplinks. Uplink counters start over; `last_when_ms` stays, so `when` keeps
-   * increasing across registrations.
+   * Claims for the account each of `serials` that nobody holds, as a new registration that starts
+   * empty, in one transaction; returns the serials claimed (one another registration won is left
+   * out). The module rows are changed first, locked in serial order as ingestion locks them: their
+   * locks order this against the modules' uplinks. Uplink counters start over; `last_when_ms`
+   * stays, so `when` keeps increasing across registrations.
    */
-  async register(serial: string, accountId: number): Promise<boolean> {
+  async register(serials: string[], accountId: number): Promise<Set<string>> {
+    const sorted = [...new Set(serials)].sort();
+    if (sorted.length === 0) return new Set();
     return this.db.transaction().execute(async (trx) => {
+      if (this.capabilities?.dialect === 'postgres') {
+        await trx.selectFrom('modules').select('serial').where('serial', 'in', sorted).orderBy('serial').forUpdate().execute();
+      }
       const claimed = await trx
         .updateTable('modules')
         .set((eb) => ({ account_id: accountId, registered_at: Date.now(), registration: eb('registration', '+', 1), device_key: null, last_cpt: null, last_seq: null, last_time_s: null, watch_period_s: null }))
-        .where('serial', '=', serial)
+        .where('serial', 'in', sorted)
         .where('account_id', 'is', null)
-        .executeTakeFirst();
-      if (claimed.numUpdatedRows === 0n) return false;
-      await resetRegistration(trx, serial);
-      return true;
+        .returning('serial')
+        .execute();
+      const serialsClaimed = claimed.map((row) => row.serial);
+      await resetRegistration(trx, serialsClaimed);
+      return new Set(serialsClaimed);
     });
   }
 
@@ -140,7 +147,7 @@ export class ModulesRepository {
         .executeTakeFirst();
       if (released.numUpdatedRows === 0n) return;
       await trx.deleteFrom('app_modules').where('module_serial', '=', serial).execute();
-      await resetRegistration(trx, serial);
+      await resetRegistration(trx, [serial]);
     });
   }
 

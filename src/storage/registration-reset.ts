@@ -29,20 +29,21 @@ const FRESH_DEVICE = {
 } as const satisfies DeviceUpdate;
 
 /**
- * Erases everything a registration of the module gathered — messages (and by cascade their pending
- * deliveries), raw messages (and their rinfos), alerts, child devices — and gives the module's own device
- * its default state and flags, bidir value, name, notes and tags included. Runs in the transaction
- * that changed the module row, after that change: the row's lock (taken first, as ingest takes it) keeps the
- * module's uplinks out until the new registration is committed.
+ * Erases everything a registration of each module gathered — messages (and by cascade their pending
+ * deliveries), raw messages (and their rinfos), alerts, child devices — and gives each module's own
+ * device its default state and flags, bidir value, name, notes and tags included. Runs in the
+ * transaction that changed the module rows, after that change: the rows' locks (taken first, as
+ * ingest takes them) keep the modules' uplinks out until the new registration is committed.
  *
- * The module's own device keeps its id (what `modules.json` lists), so an uplink waiting on the
- * lock still finds its row afterwards.
+ * A module's own device keeps its id (what `modules.json` lists), so an uplink waiting on the lock
+ * still finds its row afterwards.
  */
-export async function resetRegistration(trx: Kysely<Database>, serial: string): Promise<void> {
-  await trx.deleteFrom('alerts').where('module_serial', '=', serial).execute();
-  await trx.deleteFrom('module_retention').where('module_serial', '=', serial).execute();
-  await trx.deleteFrom('messages').where('module_serial', '=', serial).execute();
-  await trx.deleteFrom('raw_messages').where('module_serial', '=', serial).execute();
-  await trx.deleteFrom('devices').where('module_serial', '=', serial).where('idx', '>', 0).execute();
-  await trx.updateTable('devices').set(FRESH_DEVICE).where('module_serial', '=', serial).where('idx', '=', 0).execute();
+export async function resetRegistration(trx: Kysely<Database>, serials: string[]): Promise<void> {
+  if (serials.length === 0) return;
+  await trx.deleteFrom('alerts').where('module_serial', 'in', serials).execute();
+  await trx.deleteFrom('module_retention').where('module_serial', 'in', serials).execute();
+  await trx.deleteFrom('messages').where('module_serial', 'in', serials).execute();
+  await trx.deleteFrom('raw_messages').where('module_serial', 'in', serials).execute();
+  await trx.deleteFrom('devices').where('module_serial', 'in', serials).where('idx', '>', 0).execute();
+  await trx.updateTable('devices').set(FRESH_DEVICE).where('module_serial', 'in', serials).where('idx', '=', 0).execute();
 }

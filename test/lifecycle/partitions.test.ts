@@ -110,7 +110,7 @@ describe.runIf(dialects.includes('postgres'))('time partitions (postgres)', () =
   it('keeps ingesting and deleting through the parent: a module reset empties its partitions rows and their rinfos', async () => {
     await uplink(app, 'C0FE', frames.keepAlive(5), Math.floor(Date.now() / 1000) + 600);
     expect(await count('messages', sql`module_serial = 'C0FE'`)).toBe(2);
-    await db().transaction().execute((trx) => resetRegistration(trx, 'C0FE'));
+    await db().transaction().execute((trx) => resetRegistration(trx, ['C0FE']));
     expect(await count('messages', sql`module_serial = 'C0FE'`)).toBe(0);
     expect(await count('raw_messages', sql`module_serial = 'C0FE'`)).toBe(0);
     expect(await count('rinfos', sql`raw_id not in (select id from raw_messages)`)).toBe(0);

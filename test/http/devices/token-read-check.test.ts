@@ -33,14 +33,14 @@ describe.each(dialects)('history and recents with a device token: the module che
   ];
 
   it('shows a token of the previous registration nothing once the module changed hands, whatever the parameters, and the new one only its own messages', async () => {
-    await app.context.repositories.modules.register('C0FE', 1);
+    await app.context.repositories.modules.register(['C0FE'], 1);
     await seedUplink(app, { module: 'C0FE', at: T0, frame: tempLow(0, 0) });
     await seedUplink(app, { module: 'C0FE', at: T0 + 1000, frame: tempLow(1, 1) });
     const alices = await token();
     expect((await get('/iot/devices/msgs/history.json', alices)).json()).toHaveLength(2);
 
     await app.context.repositories.modules.unregister('C0FE', 1);
-    await app.context.repositories.modules.register('C0FE', 2);
+    await app.context.repositories.modules.register(['C0FE'], 2);
     await seedUplink(app, { module: 'C0FE', at: T0 + 60_000, frame: tempLow(2, 0) });
     await seedUplink(app, { module: 'C0FE', at: T0 + 61_000, frame: tempLow(3, 1) });
     for (const url of PAGES) {
