@@ -203,8 +203,9 @@ function startReceiver(tracker: Tracker): Promise<http.Server> {
     request.on('end', () => {
       const at = performance.now();
       response.end();
-      const body = JSON.parse(Buffer.concat(chunks).toString()) as { module: string; message: { when: number } };
-      const key = `${body.module}:${body.message.when}`;
+      // The uplink's network time (`when` is the time snsr received it).
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as { module: string; message: { extra: { time: number } } };
+      const key = `${body.module}:${body.message.extra.time}`;
       const sent = tracker.sentAt.get(key);
       tracker.received++;
       if (sent !== undefined) {
@@ -230,7 +231,7 @@ async function feed(port: number, rate: number, seconds: number, tracker: Tracke
     const round = Math.floor(n / MODULES);
     const time = 1_800_000_000 + round;
     const body = JSON.stringify({ device: module.serial, time, data: frame(round), seqNumber: round, station: '1A2B', rssi: -120, snr: 10 });
-    const key = `${module.serial}:${time * 1000}`;
+    const key = `${module.serial}:${time}`;
     const done = new Promise<void>((resolve) => {
       const request = http.request({ host: '127.0.0.1', port, path: '/network/sigfox/uplink', method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` } }, (response) => {
         response.resume();
