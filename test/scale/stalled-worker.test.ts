@@ -89,13 +89,14 @@ describe.runIf(dialects.includes('postgres'))('a stalled snsr worker (SIGSTOP) o
     };
 
     // The worker to stall sends two requests (the receiver holds them) on the app's two slots and
-    // holds two more claims behind them (it claims up to twice the per-app limit).
+    // holds more claims behind them: four rounds of the per-app limit, which its 15 s leases outlast
+    // at the 2 s timeout.
     const stalled = await startSnsr(['worker'], env, 'snsr worker running');
     children.push(stalled.child);
     const mine = `%:${stalled.child.pid}:%`;
     const leasedByStalled = () => db.selectFrom('deliveries').select(['id', 'uuid']).where('lease_owner', 'like', mine).where('status', '=', 'pending').execute();
     const slotsOfStalled = () => db.selectFrom('delivery_slots').select('slot').where('app_id', '=', app.id).where('holder', 'like', mine).execute();
-    await until(async () => [receiver!.held(), (await leasedByStalled()).length, (await slotsOfStalled()).length], ([held, leased, slots]) => held === PER_APP && leased === 2 * PER_APP && slots === PER_APP);
+    await until(async () => [receiver!.held(), (await leasedByStalled()).length, (await slotsOfStalled()).length], ([held, leased, slots]) => held === PER_APP && leased === 4 * PER_APP && slots === PER_APP);
 
     // Catch it between the fence and the write: its slot rows are locked, so the fence of its next
     // sends (which renews them) waits in the database. The two held requests are answered; the
