@@ -137,29 +137,17 @@ export class SendQueue {
     return performance.now() - delivery.claimedAt + this.times.timeoutMs + FENCE_MARGIN_MS <= this.times.leaseMs;
   }
 
-  /**
-   * Sends one delivery. It counts against its app's limit while its request is open, and against the
-   * worker's concurrency until its result is written too.
-   */
   private dispatch(delivery: ClaimedDelivery): void {
     const abort = new AbortController();
     this.shares.count(delivery.appId, 1, 0);
-    let open = true;
-    const requestEnded = () => {
-      if (!open) return;
-      open = false;
-      this.shares.count(delivery.appId, -1, 0);
-      this.pump();
-    };
     const done = this.step
-      .run(delivery, abort.signal, requestEnded)
+      .run(delivery, abort.signal)
       // The lease is gone from the database: this app may have room for another claim now.
       .then(() => this.wantMore())
       .catch((error: unknown) => this.log.error({ err: error, delivery: delivery.id }, 'recording a callback failed; its lease will expire and it will be sent again'))
       .finally(() => {
         this.inFlight.delete(delivery.id);
-        requestEnded();
-        this.shares.count(delivery.appId, 0, -1);
+        this.shares.count(delivery.appId, -1, -1);
         this.pump();
       });
     this.inFlight.set(delivery.id, { done, abort });

@@ -42,13 +42,8 @@ export class SendStep {
     readonly stats: SendStats,
   ) {}
 
-  /**
-   * True when the result went into the database, false when the lease was lost first (or nothing was
-   * sent). `requestEnded` is called once no request of this delivery is open any more (sent and
-   * answered, or never sent), before the result is written: the app's next request need not wait
-   * for that write.
-   */
-  async run(delivery: ClaimedDelivery, signal: AbortSignal, requestEnded: () => void = () => {}): Promise<boolean> {
+  /** True when the result went into the database, false when the lease was lost first (or nothing was sent). */
+  async run(delivery: ClaimedDelivery, signal: AbortSignal): Promise<boolean> {
     const { id, lease } = delivery;
     // Nothing is sent in these cases: the row keeps the attempts it had before this claim.
     const unsent = delivery.attempts - 1;
@@ -80,7 +75,6 @@ export class SendStep {
       slots.held < this.shares.sending(delivery.appId) || started > writeBy
         ? ({ kind: 'fenced' } as const)
         : await this.sender.send(delivery.callbackUrl, body, headers, { signal, writeBy });
-    requestEnded();
     if (outcome.kind === 'aborted' || outcome.kind === 'fenced') {
       if (outcome.kind === 'fenced') {
         this.stats.fenced++;
