@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Buffer } from 'node:buffer';
 import { CompiledQuery } from 'kysely';
 import type { DatabaseConnection, Dialect, Kysely, QueryResult } from 'kysely';
+import { withDriver, wrapConnections } from './driver-change.js';
 
 /** What can be announced. A channel name is its own word on PostgreSQL too (`snsr_<channel>`). */
 export type Channel = 'deliveries' | 'messages' | 'alerts' | 'delivery_outcomes';
@@ -125,35 +126,27 @@ export class TransactionalNotifier implements Notifier {
 
   /** The dialect with its driver taught to hold notifications until commit. */
   wrapDialect(dialect: Dialect): Dialect {
-    return {
-      createAdapter: () => dialect.createAdapter(),
-      createQueryCompiler: () => dialect.createQueryCompiler(),
-      createIntrospector: (db) => dialect.createIntrospector(db),
-      createDriver: () => {
-        const driver = dialect.createDriver();
-        const acquire = driver.acquireConnection.bind(driver);
-        const begin = driver.beginTransaction.bind(driver);
-        const commit = driver.commitTransaction.bind(driver);
-        const rollback = driver.rollbackTransaction.bind(driver);
-        driver.acquireConnection = async () => this.wrapConnection(await acquire());
-        driver.beginTransaction = async (connection, settings) => {
-          await begin(connection, settings);
-          this.pending.set(connection, new Map());
-        };
-        driver.commitTransaction = async (connection) => {
-          const items = [...(this.pending.get(connection)?.values() ?? [])];
-          this.pending.delete(connection);
-          if (items.length > 0 && this.transport) await this.transport.sendAndCommit(connection, items);
-          else await commit(connection);
-          if (items.length > 0 && !this.transport) this.deliverSoon(items);
-        };
-        driver.rollbackTransaction = async (connection) => {
-          this.pending.delete(connection);
-          await rollback(connection);
-        };
-        return driver;
-      },
-    };
+    return withDriver(dialect, (driver) => {
+      const begin = driver.beginTransaction.bind(driver);
+      const commit = driver.commitTransaction.bind(driver);
+      const rollback = driver.rollbackTransaction.bind(driver);
+      wrapConnections(driver, (connection) => this.wrapConnection(connection));
+      driver.beginTransaction = async (connection, settings) => {
+        await begin(connection, settings);
+        this.pending.set(connection, new Map());
+      };
+      driver.commitTransaction = async (connection) => {
+        const items = [...(this.pending.get(connection)?.values() ?? [])];
+        this.pending.delete(connection);
+        if (items.length > 0 && this.transport) await this.transport.sendAndCommit(connection, items);
+        else await commit(connection);
+        if (items.length > 0 && !this.transport) this.deliverSoon(items);
+      };
+      driver.rollbackTransaction = async (connection) => {
+        this.pending.delete(connection);
+        await rollback(connection);
+      };
+    });
   }
 
   /** After the commit returned, but not inside the caller's await: subscribers run on their own turn. */

@@ -1,9 +1,10 @@
 import SqliteDatabase from 'better-sqlite3';
-import type { CompiledQuery, DatabaseConnection, Dialect as KyselyDialect } from 'kysely';
+import type { CompiledQuery, Dialect } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeliveryQueue } from '../../src/delivery/delivery-queue.js';
 import type { ClaimRequest } from '../../src/delivery/delivery-queue.js';
 import { parseDatabaseUrl } from '../../src/database-url.js';
+import { withDriver, wrapConnections } from '../../src/storage/driver-change.js';
 import { connectSqlite, sqliteCapabilities } from '../../src/storage/sqlite/connect.js';
 import { dialects } from '../helpers/database.js';
 import { deliveryFixture } from './fixture.js';
@@ -52,23 +53,13 @@ describe.each(dialects)('claims behind one app’s backlog (%s)', (dialect) => {
 
 /** A Kysely dialect that records every statement its connections run. */
 function recording(statements: CompiledQuery[]) {
-  return (dialect: KyselyDialect): KyselyDialect => ({
-    createAdapter: () => dialect.createAdapter(),
-    createQueryCompiler: () => dialect.createQueryCompiler(),
-    createIntrospector: (db) => dialect.createIntrospector(db),
-    createDriver: () => {
-      const driver = dialect.createDriver();
-      const acquire = driver.acquireConnection.bind(driver);
-      driver.acquireConnection = async (): Promise<DatabaseConnection> => {
-        const connection = await acquire();
-        return {
-          executeQuery: (query) => (statements.push(query), connection.executeQuery(query)),
-          streamQuery: (query, chunk) => connection.streamQuery(query, chunk),
-        };
-      };
-      return driver;
-    },
-  });
+  return (dialect: Dialect): Dialect =>
+    withDriver(dialect, (driver) =>
+      wrapConnections(driver, (connection) => ({
+        executeQuery: (query) => (statements.push(query), connection.executeQuery(query)),
+        streamQuery: (query, chunk) => connection.streamQuery(query, chunk),
+      })),
+    );
 }
 
 // SQLite plans without statistics until the database is analyzed, and then takes an equality on an

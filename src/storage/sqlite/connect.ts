@@ -6,6 +6,7 @@ import type { Dialect } from 'kysely';
 import type { SqliteDatabase as KyselySqliteDatabase } from 'kysely';
 import type { Database } from '../schema.js';
 import type { Capabilities } from '../capabilities.js';
+import { withDriver } from '../driver-change.js';
 
 export const sqliteCapabilities: Capabilities = { dialect: 'sqlite', skipLocked: false, embedded: true };
 
@@ -36,18 +37,11 @@ function cachingStatements(database: SqliteDatabase.Database, size = 1000): Kyse
  * when another process (a CLI command run beside the server) wrote in between.
  */
 function immediateTransactions(dialect: SqliteDialect): Dialect {
-  return {
-    createAdapter: () => dialect.createAdapter(),
-    createQueryCompiler: () => dialect.createQueryCompiler(),
-    createIntrospector: (db) => dialect.createIntrospector(db),
-    createDriver: () => {
-      const driver = dialect.createDriver();
-      driver.beginTransaction = async (connection) => {
-        await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-      };
-      return driver;
-    },
-  };
+  return withDriver(dialect, (driver) => {
+    driver.beginTransaction = async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    };
+  });
 }
 
 /**
