@@ -5,6 +5,7 @@ import type { Database } from '../storage/schema.js';
 import { BOUND_IDLE, claimDeliveries, databaseNow } from './delivery-claims.js';
 import type { ClaimRequest, ClaimedDelivery, Lease } from './delivery-claims.js';
 import { TickBatch } from './tick-batch.js';
+import { analyzeStale } from '../storage/postgres/table-statistics.js';
 import { announceOutcomes } from './delivery-outcomes.js';
 
 export type { ClaimRequest, ClaimedDelivery, Lease } from './delivery-claims.js';
@@ -170,6 +171,15 @@ export class DeliveryQueue {
    */
   private leased(db: Kysely<Database>, ids: number[], lease: Lease) {
     return db.updateTable('deliveries').where('id', 'in', ids).where('lease_owner', '=', lease.owner).where('lease_until', '=', lease.until);
+  }
+
+  /**
+   * PostgreSQL: the statistics of the outbox, and of the messages a claim loads, taken again where
+   * they went stale (see `analyzeStale`); returns the tables analyzed. SQLite's reads are written to
+   * be planned well without any (test/delivery/queue-reads.test.ts).
+   */
+  refreshStatistics(): Promise<string[]> {
+    return this.capabilities.dialect === 'postgres' ? analyzeStale(this.db, ['deliveries', 'messages']) : Promise.resolve([]);
   }
 
   /**

@@ -25,6 +25,8 @@ export interface WorkerOptions {
   /** How long `stop()` lets in-flight sends finish before cutting them off and releasing them. */
   shutdownGraceMs?: number;
   pruneIntervalMs?: number;
+  /** How often the outbox's statistics are checked (PostgreSQL), and taken again if stale. */
+  statisticsIntervalMs?: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -44,11 +46,14 @@ export class DeliveryWorker {
   readonly stats: SendStats = { sent: 0, delivered: 0, retrying: 0, failed: 0, fenced: 0 };
   private readonly shutdownGraceMs: number;
   private readonly pruneIntervalMs: number;
+  private readonly statisticsIntervalMs: number;
   private readonly shares: AppShares;
   private readonly sends: SendQueue;
   private readonly claims: ClaimLoop;
   private running = false;
   private pruneTimer: NodeJS.Timeout | undefined;
+  private statisticsTimer: NodeJS.Timeout | undefined;
+  private analyzing: Promise<string[]> | undefined;
   private pruning: Promise<number> | undefined;
   private unsubscribe: (() => void) | undefined;
   private stopping: Promise<void> | undefined;
@@ -70,6 +75,7 @@ export class DeliveryWorker {
     const pollMs = options.pollMs ?? 100;
     this.shutdownGraceMs = options.shutdownGraceMs ?? 10_000;
     this.pruneIntervalMs = options.pruneIntervalMs ?? 10 * 60_000;
+    this.statisticsIntervalMs = options.statisticsIntervalMs ?? 15_000;
     this.shares = new AppShares(slots, pollMs, () => this.sends.pump());
     const step = new SendStep(queue, sender, slots, this.shares, new CompletionBatcher(queue), settings, timeoutMs, log, this.stats);
     this.sends = new SendQueue(queue, step, slots, this.shares, settings, { leaseMs, timeoutMs }, log, () => this.claims.schedule(0));
@@ -87,6 +93,8 @@ export class DeliveryWorker {
     this.unsubscribe = this.notifier.subscribe('deliveries', () => this.claims.schedule(0));
     this.pruneTimer = setInterval(() => void this.prune(), this.pruneIntervalMs).unref();
     void this.prune();
+    this.statisticsTimer = setInterval(() => void this.refreshStatistics(), this.statisticsIntervalMs).unref();
+    void this.refreshStatistics();
     this.log.info({ owner: this.owner, concurrency: this.settings.concurrency, perApp: this.settings.perAppConcurrency }, 'delivery worker started');
     this.claims.start();
     return this;
@@ -117,15 +125,33 @@ export class DeliveryWorker {
     return this.pruning;
   }
 
+  /** Takes the outbox's statistics again where they went stale (PostgreSQL); the tables analyzed. */
+  refreshStatistics(): Promise<string[]> {
+    this.analyzing ??= this.queue
+      .refreshStatistics()
+      .then((tables) => {
+        if (tables.length > 0) this.log.info({ tables }, 'statistics of the outbox were stale; analyzed');
+        return tables;
+      })
+      .catch((error: unknown) => {
+        this.log.warn({ err: error }, 'analyzing the outbox failed');
+        return [];
+      })
+      .finally(() => (this.analyzing = undefined));
+    return this.analyzing;
+  }
+
   private async shutdown(graceMs: number): Promise<void> {
     const wasRunning = this.running;
     this.running = false;
     this.shares.stop();
     clearInterval(this.pruneTimer);
+    clearInterval(this.statisticsTimer);
     this.unsubscribe?.();
     await this.claims.stop();
     await this.sends.stop(graceMs);
     await this.pruning;
+    await this.analyzing;
     this.sender.close();
     await this.slots.close();
     if (wasRunning) this.log.info({ owner: this.owner }, 'delivery worker stopped');

@@ -1,0 +1,59 @@
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DeliveryQueue } from '../../src/delivery/delivery-queue.js';
+import type { Database } from '../../src/storage/schema.js';
+import { dialects } from '../helpers/database.js';
+import { deliveryFixture, eventually } from './fixture.js';
+import type { DeliveryFixture } from './fixture.js';
+
+/** The claim's first read: the oldest due rows. */
+const headPlan = async (db: Kysely<Database>): Promise<string> => {
+  const now = Date.now() + 60_000;
+  const { rows } = await sql<{ 'QUERY PLAN': string }>`explain select id, app_id, next_attempt_at from deliveries
+    where status = 'pending' and next_attempt_at <= ${sql.lit(now)} and (lease_until is null or lease_until <= ${sql.lit(now)})
+    order by next_attempt_at, id limit 32`.execute(db);
+  return rows.map((row) => row['QUERY PLAN']).join('\n');
+};
+
+const lastAnalyzed = async (db: Kysely<Database>): Promise<number> => {
+  const { rows } = await sql<{ at: number | null }>`select extract(epoch from last_analyze) * 1000 as at from pg_stat_user_tables where relname = 'deliveries'`.execute(db);
+  return Number(rows[0]?.at ?? 0);
+};
+
+/** Each message queues a delivery for every app on module C0FE. */
+async function queue(fixture: DeliveryFixture, messages: number): Promise<void> {
+  for (let n = 0; n < messages; n++) await fixture.message();
+}
+
+describe.runIf(dialects.includes('postgres'))('the outbox’s statistics (postgres)', () => {
+  let fixture: DeliveryFixture | undefined;
+  afterEach(() => fixture?.close());
+
+  it('are taken again once a tenth of it changed, so that a claim reads the index’s first rows', async () => {
+    fixture = await deliveryFixture('postgres');
+    await fixture.createApp('http://127.0.0.1:9/a', 'a');
+    const outbox = new DeliveryQueue(fixture.db, fixture.app.context.storage.capabilities);
+    expect(await outbox.refreshStatistics()).toEqual([]);
+    // A thousand changed rows at least, in the outbox and in the messages' partition.
+    await queue(fixture, 1000);
+    // The server counts changes a little after each transaction: wait until it has these.
+    const analyzed = await eventually(() => outbox.refreshStatistics(), (tables) => tables.includes('deliveries'), 30_000);
+    // The messages' partition too: a claim loads the messages of what it leased.
+    expect(analyzed.some((table) => table.startsWith('messages'))).toBe(true);
+    expect(await lastAnalyzed(fixture.db)).toBeGreaterThan(0);
+    const plan = await headPlan(fixture.db);
+    expect(plan).toMatch(/Index Scan using deliveries_pending/);
+    expect(plan).not.toMatch(/Sort/);
+    // Fresh now: nothing to do until the next tenth has changed.
+    expect(await outbox.refreshStatistics()).toEqual([]);
+  });
+
+  it('are checked by a running worker', async () => {
+    fixture = await deliveryFixture('postgres');
+    for (const name of ['a', 'b', 'c', 'd']) await fixture.createApp(`http://127.0.0.1:9/${name}`, name);
+    await queue(fixture, 250);
+    fixture.app.context.startWorker({ statisticsIntervalMs: 100, pollMs: 60_000 });
+    await eventually(() => lastAnalyzed(fixture!.db), (at) => at > 0, 30_000);
+  });
+});
