@@ -5,7 +5,7 @@ import type { Database } from '../storage/schema.js';
 import { BOUND_IDLE, claimDeliveries, databaseNow } from './delivery-claims.js';
 import type { ClaimRequest, ClaimedDelivery, Lease } from './delivery-claims.js';
 import { TickBatch } from './tick-batch.js';
-import { analyzeStale } from '../storage/postgres/table-statistics.js';
+import { analyzeStale, autovacuumOff } from '../storage/postgres/table-statistics.js';
 import { announceOutcomes } from './delivery-outcomes.js';
 
 export type { ClaimRequest, ClaimedDelivery, Lease } from './delivery-claims.js';
@@ -180,6 +180,11 @@ export class DeliveryQueue {
    */
   refreshStatistics(): Promise<string[]> {
     return this.capabilities.dialect === 'postgres' ? analyzeStale(this.db, ['deliveries', 'messages']) : Promise.resolve([]);
+  }
+
+  /** PostgreSQL run without autovacuum: the outbox's dead rows are never reclaimed. */
+  vacuumOff(): Promise<boolean> {
+    return this.capabilities.dialect === 'postgres' ? autovacuumOff(this.db) : Promise.resolve(false);
   }
 
   /**

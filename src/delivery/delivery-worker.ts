@@ -95,6 +95,10 @@ export class DeliveryWorker {
     void this.prune();
     this.statisticsTimer = setInterval(() => void this.refreshStatistics(), this.statisticsIntervalMs).unref();
     void this.refreshStatistics();
+    void this.queue.vacuumOff().then(
+      (off) => off && this.log.warn('PostgreSQL runs with autovacuum off: delivered callbacks leave dead rows in the outbox that only a VACUUM reclaims; turn it on'),
+      () => undefined,
+    );
     this.log.info({ owner: this.owner, concurrency: this.settings.concurrency, perApp: this.settings.perAppConcurrency }, 'delivery worker started');
     this.claims.start();
     return this;

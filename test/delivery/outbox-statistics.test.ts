@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createContext } from '../../src/context.js';
 import { DeliveryQueue } from '../../src/delivery/delivery-queue.js';
 import type { Database } from '../../src/storage/schema.js';
 import { dialects } from '../helpers/database.js';
@@ -55,5 +57,22 @@ describe.runIf(dialects.includes('postgres'))('the outbox’s statistics (postgr
     await queue(fixture, 250);
     fixture.app.context.startWorker({ statisticsIntervalMs: 100, pollMs: 60_000 });
     await eventually(() => lastAnalyzed(fixture!.db), (at) => at > 0, 30_000);
+  });
+
+  it('a worker warns when the server runs without autovacuum, which alone reclaims the outbox’s dead rows', async () => {
+    fixture = await deliveryFixture('postgres');
+    const { rows } = await sql<{ setting: string }>`select current_setting('autovacuum') as setting`.execute(fixture.db);
+    const off = rows[0]!.setting === 'off';
+    expect(await new DeliveryQueue(fixture.db, fixture.app.context.storage.capabilities).vacuumOff()).toBe(off);
+    const lines: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const context = await createContext(fixture.app.context.config, { log, migrate: false });
+    try {
+      context.startWorker({ pollMs: 60_000 });
+      // This machine's PostgreSQL runs without it; where it runs with it, there is nothing to say.
+      if (off) await eventually(async () => lines.join(''), (text) => text.includes('autovacuum off'));
+    } finally {
+      await context.close();
+    }
   });
 });

@@ -32,3 +32,12 @@ export async function analyzeStale(db: Kysely<Database>, tables: readonly string
     return rows.map((row) => row.name);
   });
 }
+
+/**
+ * Whether the server runs without autovacuum. snsr takes the statistics it plans by itself, but
+ * only a vacuum reclaims dead rows, and the outbox leaves two or three per delivery.
+ */
+export async function autovacuumOff(db: Kysely<Database>): Promise<boolean> {
+  const { rows } = await sql<{ on: boolean }>`select current_setting('autovacuum')::boolean as on`.execute(db);
+  return rows[0]?.on === false;
+}
