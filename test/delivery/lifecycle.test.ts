@@ -166,11 +166,12 @@ describe.each(dialects)('delivery worker lifecycle (%s)', (dialect) => {
     // Both apps' first requests go out together; which reaches its receiver first is the machine's
     // choice, so each is waited for.
     const fast = await receiver.waitFor(5, 3000);
-    const [first, second, third] = await slow.waitFor(3, 15_000);
+    // In the order they arrived: the first is the earliest.
+    const [first, , third] = await slow.waitFor(3, 15_000);
     // All of the fast app's before the slow receiver answered even its first two.
     expect(fast[4]!.at).toBeLessThan(first!.at + 4000);
     // The slow app never has more than its share in flight: a third request only once one answered.
-    expect(third!.at).toBeGreaterThanOrEqual(Math.min(first!.at, second!.at) + 4000 - 20);
+    expect(third!.at).toBeGreaterThanOrEqual(first!.at + 4000 - 20);
     await slow.close();
   });
 
