@@ -2,7 +2,7 @@ import type { AttemptGuard } from './attempt-guard.js';
 import type { ModulesRepository } from '../storage/modules-repository.js';
 import type { DevicesRepository } from '../storage/devices-repository.js';
 import type { MessagesRepository } from '../storage/messages-repository.js';
-import type { HistoryRow, MessagePages, TimeRange } from '../storage/message-pages.js';
+import type { MessagePages, PageEntries, TimeRange } from '../storage/message-pages.js';
 import type { RawMessage, RawMessagesRepository } from '../storage/raw-messages-repository.js';
 import type { Child, Device } from './types.js';
 import type { ModuleService } from './modules.js';
@@ -96,10 +96,10 @@ export class DeviceService {
 
   /**
    * History (`until`) and recents (`after`): newest first, bounds exclusive, at most `amount`. A
-   * device selector narrows the module's messages to one device's. Each message comes as its stored
-   * wire form (JSON text), or as its columns when it was stored without one.
+   * device selector narrows the module's messages to one device's. The messages come as their
+   * stored wire forms (JSON text), or as their columns when stored without one (see `PageEntries`).
    */
-  async messages(scope: DeviceScope, selector: DeviceSelector, page: PageParameters): Promise<(string | HistoryRow)[]> {
+  async messages(scope: DeviceScope, selector: DeviceSelector, page: PageParameters): Promise<PageEntries> {
     const range = pageRange(page);
     const device = await this.select(scope, selector);
     return this.repositories.messagePages.storedPage({ moduleSerial: scope.module.serial, ...(device && { deviceId: device.id }) }, range);
@@ -111,7 +111,7 @@ export class DeviceService {
    * statement and the page is shown only if the module, as read with it, still grants the token.
    * Answers as `messages` after `byToken` would, 401s first.
    */
-  async messagesByToken(verified: VerifiedToken, selector: DeviceSelector, page: PageParameters): Promise<(string | HistoryRow)[]> {
+  async messagesByToken(verified: VerifiedToken, selector: DeviceSelector, page: PageParameters): Promise<PageEntries> {
     let range: TimeRange;
     try {
       range = pageRange(page);

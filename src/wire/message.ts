@@ -54,8 +54,9 @@ export function messagesJson(rows: readonly RowWithSerial[]): string {
 }
 
 /**
- * A page of stored messages as JSON text: their stored `body` texts as they are, and messages
- * stored without one (before ingestion wrote it) built from their columns.
+ * A page of stored messages as JSON text: their stored `body` texts as they are (an entry may hold
+ * several, joined by commas), and messages stored without one (before ingestion wrote it) built
+ * from their columns.
  */
 export function storedPageJson(page: readonly (string | RowWithSerial)[]): string {
   let text = '[';

@@ -5,6 +5,7 @@ import { startApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { PAGE_WINDOW_MS } from '../../src/storage/message-pages.js';
 import type { TimeRange } from '../../src/storage/message-pages.js';
+import { storedPageJson } from '../../src/wire/message.js';
 
 const DAY = 24 * 3600 * 1000;
 const NOW = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1) + 10 * DAY + 12 * 3600 * 1000;
@@ -82,11 +83,36 @@ describe.each(dialects)('history pages across months (%s)', (dialect) => {
     for (const serial of ['CD1', 'CD2', 'CD3', 'CD4']) {
       const device = await app.context.storage.db.selectFrom('devices').select('id').where('module_serial', '=', serial).where('idx', '=', 0).executeTakeFirstOrThrow();
       for (const range of ranges) {
-        const want = expected(serial, range);
-        expect(await pages.storedPage({ moduleSerial: serial }, range), `${serial} ${JSON.stringify(range)}`).toEqual(want);
-        expect(await pages.storedPage({ moduleSerial: serial, deviceId: device.id }, range), `${serial} device ${JSON.stringify(range)}`).toEqual(want);
-        expect((await pages.moduleAndPage(serial, range)).page, `${serial} token ${JSON.stringify(range)}`).toEqual(want);
+        // As the device API sends it: a page's entries may each hold several messages (PostgreSQL joins them).
+        const want = `[${expected(serial, range).join(',')}]`;
+        expect(storedPageJson(await pages.storedPage({ moduleSerial: serial }, range)), `${serial} ${JSON.stringify(range)}`).toBe(want);
+        expect(storedPageJson(await pages.storedPage({ moduleSerial: serial, deviceId: device.id }, range)), `${serial} device ${JSON.stringify(range)}`).toBe(want);
+        expect(storedPageJson((await pages.moduleAndPage(serial, range)).page), `${serial} token ${JSON.stringify(range)}`).toBe(want);
       }
+    }
+  });
+
+  it('hold the same messages when some were stored without their wire form', async () => {
+    const db = app.context.storage.db;
+    const pages = app.context.repositories.messagePages;
+    // Every other message of two modules as if stored before `body` existed: built from its columns.
+    for (const serial of ['CD1', 'CD4']) {
+      const ids = stored.get(serial)!.filter((_, i) => i % 2 === 1).map((m) => m.id);
+      await db.updateTable('messages').set({ body: null }).where('id', 'in', ids).execute();
+    }
+    const whens = (page: Awaited<ReturnType<typeof pages.storedPage>>) => (JSON.parse(storedPageJson(page)) as { when: number }[]).map((m) => m.when);
+    try {
+      for (const serial of ['CD1', 'CD4']) {
+        const device = await db.selectFrom('devices').select('id').where('module_serial', '=', serial).where('idx', '=', 0).executeTakeFirstOrThrow();
+        for (const range of ranges) {
+          const want = expected(serial, range).map((body) => (JSON.parse(body) as { when: number }).when);
+          expect(whens(await pages.storedPage({ moduleSerial: serial }, range)), `${serial} ${JSON.stringify(range)}`).toEqual(want);
+          expect(whens(await pages.storedPage({ moduleSerial: serial, deviceId: device.id }, range)), `${serial} device ${JSON.stringify(range)}`).toEqual(want);
+          expect(whens((await pages.moduleAndPage(serial, range)).page), `${serial} token ${JSON.stringify(range)}`).toEqual(want);
+        }
+      }
+    } finally {
+      await sql`UPDATE messages SET body = '{"when":' || when_ms || '}' WHERE body IS NULL`.execute(db);
     }
   });
 
@@ -94,12 +120,12 @@ describe.each(dialects)('history pages across months (%s)', (dialect) => {
     const db = app.context.storage.db;
     await app.context.repositories.messagePages.moduleAndPage('CD1', { limit: 20 });
     const prepared = (await sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%window_start%' AND statement LIKE '%account_id%'`.execute(db)).rows;
-    // The token's read without bounds: the module, its key, the module again (the window), the limit.
+    // The token's read without bounds: the page's key, the module (the window), the limit, the module.
     const statement = prepared.find((p) => new Set(p.statement.match(/\$\d+/g)).size === 4);
     expect(statement).toBeDefined();
     await sql.raw(`PREPARE snsr_window_test AS ${statement!.statement}`).execute(db);
     try {
-      const plan = await sql.raw<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE snsr_window_test('CD1', 'CD1', 'CD1', 20)`).execute(db);
+      const plan = await sql.raw<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE snsr_window_test('CD1', 'CD1', 20, 'CD1')`).execute(db);
       const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
       // The window reaches one month back at most: the three months before it are never read.
       const unread = [2, 3, 4].map((k) => new RegExp(`on messages_test_past${k} .*\\(never executed\\)`));
