@@ -27,7 +27,9 @@ export interface PageStatement {
   parameters: unknown[];
 }
 
-const bounds = (range: TimeRange): unknown[] => [...(range.before !== undefined ? [range.before] : []), ...(range.after !== undefined ? [range.after] : [])];
+/** The page's upper bound, if it has one; then its bounds, as the keyset scan binds them. */
+const before = (range: TimeRange): unknown[] => (range.before !== undefined ? [range.before] : []);
+const bounds = (range: TimeRange): unknown[] => [...before(range), ...(range.after !== undefined ? [range.after] : [])];
 const rangeShape = (scope: MessageScope, range: TimeRange): string => `${scope.deviceId !== undefined} ${range.before !== undefined} ${range.after !== undefined}`;
 
 /** The page's keyset scan; `windowed`, only after the window's start (see `windowStart`), read again from the module. */
@@ -45,7 +47,7 @@ function pageQuery(db: Kysely<Database>, scope: MessageScope, range: TimeRange, 
   return query.orderBy('when_ms', 'desc').orderBy('id', 'desc').limit(range.limit);
 }
 
-/** The whole page's `columns` (every month): `bodies` alone, or `page`, each message's key and body. */
+/** The page read whole (every month): its `bodies` alone, or the `page`'s rows, each message's key and body. */
 export function wholePage(db: Kysely<Database>, scope: MessageScope, range: TimeRange, read: 'bodies' | 'page'): PageStatement {
   const columns = read === 'bodies' ? (['body'] as const) : (['id', 'when_ms', 'body'] as const);
   return { shape: `${read} ${rangeShape(scope, range)}`, build: () => pageQuery(db, scope, range, columns), parameters: [scope.deviceId ?? scope.moduleSerial, ...bounds(range), range.limit] };
@@ -57,14 +59,7 @@ export function moduleRow(db: Kysely<Database>, moduleSerial: string): PageState
 }
 
 /** The windowed page's parameters, in the order its SQL binds them. */
-const windowedParameters = (scope: MessageScope, range: TimeRange): unknown[] => [
-  scope.deviceId ?? scope.moduleSerial,
-  ...bounds(range),
-  ...(range.before !== undefined ? [range.before] : []),
-  scope.moduleSerial,
-  range.limit,
-];
-const before = (range: TimeRange): unknown[] => (range.before !== undefined ? [range.before] : []);
+const windowedParameters = (scope: MessageScope, range: TimeRange): unknown[] => [scope.deviceId ?? scope.moduleSerial, ...bounds(range), ...before(range), scope.moduleSerial, range.limit];
 
 /**
  * One statement, one row: the module's `moduleColumns` and the window's start, and the page within
