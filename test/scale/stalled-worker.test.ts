@@ -109,6 +109,13 @@ describe.runIf(dialects.includes('postgres'))('a stalled snsr worker (SIGSTOP) o
         () => sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%delivery_slots%'`.execute(db),
         (result) => result.rows[0]!.n > 0,
       );
+      // The two answered are recorded first (that write needs no slot row): stopped while recording
+      // them, the worker would lose that transaction to the idle-in-transaction bound, and the
+      // deliveries would go out again, as they may after any stop between an answer and its record.
+      await until(
+        () => db.selectFrom('deliveries').select('id').where('status', '=', 'delivered').execute(),
+        (rows) => rows.length === PER_APP,
+      );
       // Stopped there, with claims in its queue and slots in the table; then the fence is let through.
       stalled.child.kill('SIGSTOP');
       await sql`commit`.execute(connection);
