@@ -12,6 +12,8 @@ import type { DeliveryQueue } from './delivery-queue.js';
 import { SendQueue } from './send-queue.js';
 import { SendStep } from './send-step.js';
 import type { SendStats } from './send-step.js';
+import { backgroundJob } from '../lifecycle/background-job.js';
+import type { BackgroundJob } from '../lifecycle/background-job.js';
 
 export interface WorkerOptions {
   /** Names this worker's leases and slots; unique per worker by default. */
@@ -46,14 +48,13 @@ export class DeliveryWorker {
   readonly stats: SendStats = { sent: 0, delivered: 0, retrying: 0, failed: 0, fenced: 0 };
   private readonly shutdownGraceMs: number;
   private readonly pruneIntervalMs: number;
-  private readonly statisticsIntervalMs: number;
+  /** Takes the outbox's statistics again where they went stale (PostgreSQL), one round at a time. */
+  private readonly statistics: BackgroundJob<string[]>;
   private readonly shares: AppShares;
   private readonly sends: SendQueue;
   private readonly claims: ClaimLoop;
   private running = false;
   private pruneTimer: NodeJS.Timeout | undefined;
-  private statisticsTimer: NodeJS.Timeout | undefined;
-  private analyzing: Promise<string[]> | undefined;
   private pruning: Promise<number> | undefined;
   private unsubscribe: (() => void) | undefined;
   private stopping: Promise<void> | undefined;
@@ -75,7 +76,17 @@ export class DeliveryWorker {
     const pollMs = options.pollMs ?? 100;
     this.shutdownGraceMs = options.shutdownGraceMs ?? 10_000;
     this.pruneIntervalMs = options.pruneIntervalMs ?? 10 * 60_000;
-    this.statisticsIntervalMs = options.statisticsIntervalMs ?? 15_000;
+    const refresh = async () => {
+      const tables = await queue.refreshStatistics();
+      if (tables.length > 0) this.log.info({ tables }, 'statistics of the outbox were stale; analyzed');
+      return tables;
+    };
+    this.statistics = backgroundJob(refresh, {
+      name: 'analyzing the outbox',
+      log,
+      intervalMs: options.statisticsIntervalMs ?? 15_000,
+      firstDelayMs: 0,
+    });
     this.shares = new AppShares(slots, pollMs, () => this.sends.pump());
     const step = new SendStep(queue, sender, slots, this.shares, new CompletionBatcher(queue), settings, timeoutMs, log, this.stats);
     this.sends = new SendQueue(queue, step, slots, this.shares, settings, { leaseMs, timeoutMs }, log, () => this.claims.schedule(0));
@@ -93,8 +104,7 @@ export class DeliveryWorker {
     this.unsubscribe = this.notifier.subscribe('deliveries', () => this.claims.schedule(0));
     this.pruneTimer = setInterval(() => void this.prune(), this.pruneIntervalMs).unref();
     void this.prune();
-    this.statisticsTimer = setInterval(() => void this.refreshStatistics(), this.statisticsIntervalMs).unref();
-    void this.refreshStatistics();
+    this.statistics.start();
     void this.queue.vacuumOff().then(
       (off) => off && this.log.warn('PostgreSQL runs with autovacuum off: delivered callbacks leave dead rows in the outbox that only a VACUUM reclaims; turn it on'),
       () => undefined,
@@ -129,33 +139,16 @@ export class DeliveryWorker {
     return this.pruning;
   }
 
-  /** Takes the outbox's statistics again where they went stale (PostgreSQL); the tables analyzed. */
-  refreshStatistics(): Promise<string[]> {
-    this.analyzing ??= this.queue
-      .refreshStatistics()
-      .then((tables) => {
-        if (tables.length > 0) this.log.info({ tables }, 'statistics of the outbox were stale; analyzed');
-        return tables;
-      })
-      .catch((error: unknown) => {
-        this.log.warn({ err: error }, 'analyzing the outbox failed');
-        return [];
-      })
-      .finally(() => (this.analyzing = undefined));
-    return this.analyzing;
-  }
-
   private async shutdown(graceMs: number): Promise<void> {
     const wasRunning = this.running;
     this.running = false;
     this.shares.stop();
     clearInterval(this.pruneTimer);
-    clearInterval(this.statisticsTimer);
     this.unsubscribe?.();
     await this.claims.stop();
     await this.sends.stop(graceMs);
     await this.pruning;
-    await this.analyzing;
+    await this.statistics.stop();
     this.sender.close();
     await this.slots.close();
     if (wasRunning) this.log.info({ owner: this.owner }, 'delivery worker stopped');

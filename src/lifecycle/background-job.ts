@@ -20,8 +20,8 @@ export interface BackgroundJobOptions {
   /** What the job does, for the log line when a round fails. */
   name: string;
   log: Logger;
-  /** Rows per statement: small, so a big backlog never holds a lock (or SQLite) for long. */
-  batch: number;
+  /** Rows per statement of `drain`: small, so a big backlog never holds a lock (or SQLite) for long; none, one run. */
+  batch?: number;
   /** Rest after each batch this many times as long as it took (default 1: half the time at most). */
   restFactor?: number;
   intervalMs?: number;
@@ -43,7 +43,7 @@ export function backgroundJob<T>(round: (runner: BatchRunner) => Promise<T>, opt
         const started = performance.now();
         const count = await task();
         total += count;
-        if (count < options.batch) break;
+        if (options.batch === undefined || count < options.batch) break;
         // Rest as long as the batch took, or `restFactor` times as long (a second at most): a backlog
         // takes at most half (a quarter, ...) of the process's and the database's time, and requests
         // waiting behind a batch go first.
