@@ -7,7 +7,7 @@
 //   processes cost per uplink while the machine keeps up, so that oversubscribed cores (3 processes,
 //   PostgreSQL and the load generator on 2 cores) do not hide how the cost moves with N.
 // Per load: CPU milliseconds per uplink of the snsr processes and of the PostgreSQL backends serving
-// them, read from /proc. Needs the build (`npm run build`): it runs dist/cli/main.js as `npx snsr` would.
+// them, read from /proc. Needs the build (`npm run build`): it runs dist/bin/snsr.js as `npx snsr` would.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -21,7 +21,7 @@ import { backendCpuMs, cpuMsOf, cpuMsOfEach, cpuSpent, familyOf } from './lib/pr
 import { benchSerial, closedLoop, openLoop } from './lib/uplink-load.js';
 import type { UplinkTarget } from './lib/uplink-load.js';
 
-const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/bin/snsr.js', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_SCALE_CONNECTIONS ?? 32);

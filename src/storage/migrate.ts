@@ -1,15 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Migrator, sql } from 'kysely';
 import type { Kysely, Migration, MigrationProvider, MigrationResultSet } from 'kysely';
 import type { Database } from './schema.js';
 import type { Capabilities } from './capabilities.js';
 import { rebuildTable } from './sqlite/rebuild-table.js';
+import { packagePath } from '../package-files.js';
 
-// migrations/<dialect>/NNNN_name.sql at the package root, reached the same way from src/ and dist/.
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
-export const migrationsFolder = (dialect: Capabilities['dialect']): string => join(root, dialect);
+/** migrations/<dialect>/NNNN_name.sql at the package root. */
+export const migrationsFolder = (dialect: Capabilities['dialect']): string => packagePath('migrations', dialect);
 
 /**
  * Splits a migration file into statements: each ends with `;` at the end of a line, outside a

@@ -11,8 +11,8 @@ const run = promisify(execFile);
  */
 export const NO_SHEDDING = { SNSR_MAX_EVENT_LOOP_DELAY_MS: '0' } as const;
 
-/** The built binary, as `npx snsr` runs it (the test script builds before testing). */
-export const BIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+/** The built (bundled) binary, as `npx snsr` runs it (the test script builds before testing). */
+export const BIN = fileURLToPath(new URL('../../dist/bin/snsr.js', import.meta.url));
 
 export interface CliResult {
   code: number;

@@ -1,15 +1,15 @@
 import { stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../../context.js';
 import type { Server } from '../server-types.js';
 import { errorBody } from '../error-rendering.js';
+import { packagePath } from '../../package-files.js';
 
-/** `vite build` writes here; the same relative path from src/http/routes and dist/http/routes. */
-export const DASHBOARD_ROOT = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
+/** `vite build` writes here. */
+export const DASHBOARD_ROOT = packagePath('web', 'dist') + sep;
 
 /** Paths that belong to the API: never answered with the dashboard, so their 404s stay JSON. */
 const API_PATH = /^\/(iot|mcs|security|network|docs|openapi\.json|healthz)(\/|$)/i;
