@@ -98,6 +98,9 @@ describe.runIf(dialects.includes('postgres'))('three processes and two workers o
       SNSR_DELIVERY_LEASE_MS: '3000',
       // Correctness under load, not overload: no uplink is shed with 503 on a busy test machine.
       SNSR_MAX_EVENT_LOOP_DELAY_MS: '0',
+      // The senders keep their connections (64 per process) across pauses of a busy machine: a server
+      // closing one idle for 5 s just as a sender reuses it resets that request (ECONNRESET).
+      SNSR_KEEP_ALIVE_TIMEOUT_MS: '120000',
       HOST: '127.0.0.1',
       PORT: '0',
     };
