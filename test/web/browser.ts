@@ -122,6 +122,11 @@ export async function startServer(extra: Record<string, string> = {}): Promise<R
   const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())?.[1];
   if (!port) throw new Error(`no port in the server output:\n${output()}`);
   const url = `http://127.0.0.1:${port}`;
+  // A server gone before the test stops it fails the tests after it with refused connections: say why.
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (!stopping) console.error(`snsr serve (${url}) exited by itself (code ${code}, signal ${signal}); its output:\n${output()}`);
+  });
   let basic = `Basic ${Buffer.from(`${EMAIL}:${PASSWORD}`).toString('base64')}`;
   return {
     url,
@@ -136,6 +141,7 @@ export async function startServer(extra: Record<string, string> = {}): Promise<R
       basic = `Basic ${Buffer.from(`${EMAIL}:${password}`).toString('base64')}`;
     },
     stop: async () => {
+      stopping = true;
       await stopChild(child);
       rmSync(dir, { recursive: true, force: true });
     },
