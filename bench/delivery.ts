@@ -140,7 +140,7 @@ const envFor = (url: string) => ({ SNSR_DATABASE_URL: url, SNSR_SECRET: 'bench',
 
 // ---------------------------------------------------------------- (1) throughput
 
-async function throughput(dialect: Dialect, appCount: number): Promise<string | undefined> {
+async function throughput(dialect: Dialect, appCount: number, workerCount = 1): Promise<string | undefined> {
   const db = await benchDatabase(dialect);
   if (!db) return undefined;
   const receiver = spawnRole('delivery-receiver');
@@ -163,21 +163,26 @@ async function throughput(dialect: Dialect, appCount: number): Promise<string | 
           }
         });
       }
+      // More workers: further contexts on the same database in this process, as other processes'
+      // workers would be, each with its own lease owner and sending slots.
+      const others = await Promise.all(Array.from({ length: workerCount - 1 }, () => createContext(loadConfig(envFor(db.url)), { log: silent, migrate: false })));
       receiver.send('reset');
       const cpu = process.cpuUsage();
       const started = performance.now();
-      const worker = context.startWorker();
-      while (worker.stats.delivered + worker.stats.failed + worker.stats.retrying < DELIVERIES) await new Promise((resolve) => setTimeout(resolve, 10));
+      const workers = [context, ...others].map((c) => c.startWorker());
+      const total = (key: 'delivered' | 'failed' | 'retrying') => workers.reduce((sum, worker) => sum + worker.stats[key], 0);
+      while (total('delivered') + total('failed') + total('retrying') < DELIVERIES) await new Promise((resolve) => setTimeout(resolve, 10));
       const seconds = (performance.now() - started) / 1000;
       const used = process.cpuUsage(cpu);
       receiver.send('report');
       const report = await next(receiver, 'report');
-      await worker.stop();
-      if (report.requests !== DELIVERIES || worker.stats.delivered !== DELIVERIES) {
-        throw new Error(`${dialect}: ${worker.stats.delivered} delivered, ${report.requests} received, of ${DELIVERIES}`);
+      await Promise.all(workers.map((worker) => worker.stop()));
+      for (const other of others) await other.close();
+      if (report.requests !== DELIVERIES || total('delivered') !== DELIVERIES) {
+        throw new Error(`${dialect}: ${total('delivered')} delivered, ${report.requests} received, of ${DELIVERIES}`);
       }
       const cpuPer = ((used.user + used.system) / DELIVERIES).toFixed(0);
-      return `${dialect.padEnd(9)}${String(appCount).padStart(5)}${String(DELIVERIES).padStart(11)}${`${Math.round(DELIVERIES / seconds)}/s`.padStart(14)}${`${cpuPer} µs`.padStart(18)}${`${(report.cpuMs * 1000 / DELIVERIES).toFixed(0)} µs`.padStart(20)}`;
+      return `${dialect.padEnd(9)}${String(appCount).padStart(5)}${String(workerCount).padStart(8)}${String(DELIVERIES).padStart(11)}${`${Math.round(DELIVERIES / seconds)}/s`.padStart(14)}${`${cpuPer} µs`.padStart(18)}${`${(report.cpuMs * 1000 / DELIVERIES).toFixed(0)} µs`.padStart(20)}`;
     } finally {
       await context.close();
     }
@@ -328,12 +333,13 @@ export async function run(): Promise<void> {
   if (!decode(frame(0), 'UDM23').ok) throw new Error('bench frame does not decode');
   console.log(`node ${process.version}; default delivery settings (32 in flight, 4 per app); ${APPS} apps, ${MODULES} modules`);
   console.log(`\n(1) worker throughput: ${DELIVERIES} queued deliveries to a receiver in another process (answers 200 at once)`);
-  console.log(`${'database'.padEnd(9)}${'apps'.padStart(5)}${'deliveries'.padStart(11)}${'delivered'.padStart(14)}${'worker CPU/each'.padStart(18)}${'receiver CPU/each'.padStart(20)}`);
+  console.log(`${'database'.padEnd(9)}${'apps'.padStart(5)}${'workers'.padStart(8)}${'deliveries'.padStart(11)}${'delivered'.padStart(14)}${'worker CPU/each'.padStart(18)}${'receiver CPU/each'.padStart(20)}`);
   // Spread over the apps (each sending 4 at a time), then all for one app: a fleet's single
-  // integration, its backlog in front of every claim.
+  // integration, its backlog in front of every claim. On PostgreSQL also two workers sharing that
+  // one app's 4 slots (a SQLite file has one worker).
   for (const dialect of ['sqlite', 'postgres'] as const) {
-    for (const appCount of [APPS, 1]) {
-      const row = await throughput(dialect, appCount);
+    for (const [appCount, workerCount] of [[APPS, 1], [1, 1], ...(dialect === 'postgres' ? [[1, 2]] : [])]) {
+      const row = await throughput(dialect, appCount, workerCount);
       if (row) console.log(row);
     }
   }

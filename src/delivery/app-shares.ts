@@ -5,6 +5,11 @@ import type { AppSlots } from './app-slots.js';
  * and sends now, and the sending slots it asks for. An app's slots go back once the worker has held
  * nothing of it for `lingerMs`, so slots follow the work without being given back and taken again
  * between two claims of one app's backlog (two round trips each time, on PostgreSQL).
+ *
+ * A worker that asks for an app's slots and gets none (other workers hold them all) is shut out of
+ * the app for `pollMs`: it hands back what it claimed of it and claims none of it meanwhile. Leases
+ * of an app are few across all workers (`SendQueue.plan`); kept by a worker without slots, they
+ * would starve the one holding them, which cannot claim more until its slots linger out.
  */
 export class AppShares {
   /** Per app: [in flight, held (ready + in flight)]. */
@@ -12,6 +17,8 @@ export class AppShares {
   private readonly asking = new Set<number>();
   /** Apps this worker holds nothing of, and the timers that give their slots back. */
   private readonly idle = new Map<number, NodeJS.Timeout>();
+  /** Apps whose slots other workers held at the last ask, until when (`performance.now()`). */
+  private readonly shutOut = new Map<number, number>();
   private retry: NodeJS.Timeout | undefined;
 
   constructor(
@@ -19,8 +26,19 @@ export class AppShares {
     private readonly pollMs: number,
     /** Called when more slots may be had: the worker pumps again. */
     private readonly onSlots: () => void,
+    /** Called when other workers hold every slot of the app: the worker hands back its claims of it. */
+    private readonly onShutOut: (appId: number) => void = () => {},
     private readonly lingerMs = Math.max(500, 5 * pollMs),
   ) {}
+
+  /** Whether other workers held every slot of the app when this one last asked, `pollMs` ago at most. */
+  isShutOut(appId: number): boolean {
+    const until = this.shutOut.get(appId);
+    if (until === undefined) return false;
+    if (performance.now() < until) return true;
+    this.shutOut.delete(appId);
+    return false;
+  }
 
   sending(appId: number): number {
     return this.perApp.get(appId)?.sending ?? 0;
@@ -53,8 +71,12 @@ export class AppShares {
     this.asking.add(appId);
     void this.slots.acquire(appId, want).then((held) => {
       this.asking.delete(appId);
-      if (held > before) this.onSlots();
-      else if (!this.retry) {
+      if (held > before) return this.onSlots();
+      if (held === 0) {
+        this.shutOut.set(appId, performance.now() + this.pollMs);
+        this.onShutOut(appId);
+      }
+      if (!this.retry) {
         // Other workers hold them all: look again shortly (their sends end within the timeout,
         // and a stalled worker's slots end with their lifetime).
         this.retry = setTimeout(() => {

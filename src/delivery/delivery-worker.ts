@@ -45,7 +45,7 @@ export const workerOwner = () => `${hostname()}:${process.pid}:${randomBytes(4).
 export class DeliveryWorker {
   readonly owner: string;
   /** Counts since start: requests made, how they ended, and sends fenced off. */
-  readonly stats: SendStats = { sent: 0, delivered: 0, retrying: 0, failed: 0, fenced: 0 };
+  readonly stats: SendStats = { sent: 0, delivered: 0, retrying: 0, failed: 0, fenced: 0, yielded: 0 };
   private readonly shutdownGraceMs: number;
   private readonly pruneIntervalMs: number;
   /** Takes the outbox's statistics again where they went stale (PostgreSQL), one round at a time. */
@@ -87,7 +87,12 @@ export class DeliveryWorker {
       intervalMs: options.statisticsIntervalMs ?? 15_000,
       firstDelayMs: 0,
     });
-    this.shares = new AppShares(slots, pollMs, () => this.sends.pump());
+    this.shares = new AppShares(
+      slots,
+      pollMs,
+      () => this.sends.pump(),
+      (appId) => (this.stats.yielded += this.sends.yieldApp(appId)),
+    );
     const step = new SendStep(queue, sender, slots, this.shares, new CompletionBatcher(queue), settings, timeoutMs, log, this.stats);
     this.sends = new SendQueue(queue, step, slots, this.shares, settings, { leaseMs, timeoutMs }, log, () => this.claims.schedule(0));
     this.claims = new ClaimLoop(queue, this.owner, leaseMs, pollMs, log, () => this.sends.plan(), (claimed) => this.running && this.sends.take(claimed));

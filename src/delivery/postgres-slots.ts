@@ -51,12 +51,21 @@ export class PostgresSlots implements AppSlots {
     if (Math.min(want, this.limit) <= this.held(appId)) return this.held(appId);
     const current = this.held(appId) > 0 ? this.mine.get(appId)! : { slots: new Set<number>(), validUntil: Infinity };
     const candidates = Array.from({ length: this.limit }, (_, slot) => slot).filter((slot) => !current.slots.has(slot));
+    const missing = Math.min(want, this.limit) - current.slots.size;
     const asked = performance.now();
     try {
-      // Every candidate is tried (nothing waits on another worker): free, ended, or already ours.
+      // The first free candidates (no row, ended, or already ours), as many as are missing and no
+      // more: slots held beyond what a worker sends shut other workers out of the app. Nothing
+      // waits on another worker; one taking the same slot meanwhile makes the upsert skip it.
       const { rows } = await sql<{ slot: number }>`
+        with clock as (select ${NOW} as ms),
+        free as (
+          select c.slot from unnest(${candidates}::int[]) as c(slot) cross join clock
+          left join delivery_slots s on s.app_id = ${appId} and s.slot = c.slot
+          where s.slot is null or s.until_ms <= clock.ms or s.holder = ${this.holder}
+          order by c.slot limit ${missing})
         insert into delivery_slots (app_id, slot, holder, until_ms)
-        select ${appId}, c.slot, ${this.holder}, ${NOW} + ${this.ttlMs} from unnest(${candidates}::int[]) as c(slot)
+        select ${appId}, free.slot, ${this.holder}, clock.ms + ${this.ttlMs} from free cross join clock
         on conflict (app_id, slot) do update set holder = excluded.holder, until_ms = excluded.until_ms
         where delivery_slots.until_ms <= excluded.until_ms - ${this.ttlMs} or delivery_slots.holder = excluded.holder
         returning slot`.execute(this.db);

@@ -62,7 +62,7 @@ export class SendQueue {
       // Leases per app across every worker: with shared slots, room to claim ahead of sending
       // (never a whole backlog); without, the in-flight limit itself.
       perAppLimit: this.slots.shared ? this.appLeases : this.settings.perAppConcurrency,
-      allowance: (appId) => this.appLeases - this.shares.held(appId),
+      allowance: (appId) => (this.shares.isShutOut(appId) ? 0 : this.appLeases - this.shares.held(appId)),
     };
   }
 
@@ -82,6 +82,7 @@ export class SendQueue {
     const waiting: ClaimedDelivery[] = [];
     const late: ClaimedDelivery[] = [];
     const short = new Map<number, number>();
+    let asked = 0;
     for (const delivery of this.ready) {
       const sending = this.shares.sending(delivery.appId);
       const slots = this.slots.held(delivery.appId);
@@ -89,7 +90,12 @@ export class SendQueue {
       else if (this.inFlight.size < concurrency && sending < perAppConcurrency && sending < slots) this.dispatch(delivery);
       else {
         waiting.push(delivery);
-        if (sending >= slots && sending < perAppConcurrency) short.set(delivery.appId, (short.get(delivery.appId) ?? sending) + 1);
+        // Slots are asked for only as far as this worker could send now: held beyond that, they
+        // would shut other workers out of the app while this one's sends wait on each other.
+        if (sending >= slots && sending < perAppConcurrency && this.inFlight.size + asked < concurrency) {
+          short.set(delivery.appId, (short.get(delivery.appId) ?? sending) + 1);
+          asked++;
+        }
       }
     }
     this.ready = waiting;
@@ -99,6 +105,15 @@ export class SendQueue {
     }
     for (const [appId, want] of short) this.shares.ask(appId, want);
     if (this.ready.length < concurrency) this.wantMore();
+  }
+
+  /** Hands back, uncounted, the claims of an app whose slots other workers hold, so they can send them; how many. */
+  yieldApp(appId: number): number {
+    const theirs = this.ready.filter((delivery) => delivery.appId === appId);
+    if (theirs.length === 0) return 0;
+    this.ready = this.ready.filter((delivery) => delivery.appId !== appId);
+    void this.handBack(theirs, 'handing back claims of an app sent by other workers failed; their leases will expire instead').then(this.wantMore);
+    return theirs.length;
   }
 
   /**

@@ -20,6 +20,8 @@ export interface SendStats {
   failed: number;
   /** Sends not made because the lease or the slot was lost, or would end before the send could. */
   fenced: number;
+  /** Claims handed back unsent because other workers held every slot of their app. */
+  yielded: number;
 }
 
 /**

@@ -62,6 +62,30 @@ describe.each(dialects)('delivery across workers (%s)', (dialect) => {
 
   it.runIf(dialect === 'postgres')("holds it through Redis when SNSR_REDIS_URL is set", () => inFlightLimitHeld({ SNSR_REDIS_URL: 'redis://127.0.0.1:6379' }));
 
+  it.runIf(dialect === 'postgres')('a worker shut out of an app’s slots hands its claims back uncounted, for the slots’ holder to send', async () => {
+    receiver = await startReceiver();
+    fixture = await deliveryFixture(dialect, { SNSR_DELIVERY_PER_APP_CONCURRENCY: '2' });
+    const app = await fixture.createApp(receiver.url);
+    for (let i = 0; i < 4; i++) await fixture.message();
+    // Another worker holds both of the app's slots and none of its deliveries (as one whose claims
+    // were just sent). Kept by this worker, the claims would wait on slots that wait on claims.
+    await sql`insert into delivery_slots (app_id, slot, holder, until_ms)
+      select ${app.id}, s, 'other', (extract(epoch from clock_timestamp()) * 1000)::bigint + 600000 from generate_series(0, 1) as s`.execute(fixture.db);
+    // Shut out for a poll interval after each ask: long enough to see the claims handed back.
+    const worker = fixture.app.context.startWorker({ pollMs: 2000 });
+    await eventually(async () => worker.stats.yielded, (yielded) => yielded >= 4);
+    const handedBack = await eventually(() => fixture.deliveries(), (ds) => ds.every((d) => d.lease_owner === null));
+    expect(handedBack.map((d) => d.attempts)).toEqual([0, 0, 0, 0]);
+    expect(receiver.received).toHaveLength(0);
+    // The other worker's slots end: this one takes them and sends each delivery once, every claim
+    // handed back before it uncounted.
+    await sql`delete from delivery_slots where holder = 'other'`.execute(fixture.db);
+    const delivered = await eventually(() => fixture.deliveries(), (ds) => ds.every((d) => d.status === 'delivered'));
+    expect(delivered.map((d) => d.attempts)).toEqual([1, 1, 1, 1]);
+    expect(receiver.received).toHaveLength(4);
+    expect(worker.stats.fenced).toBe(0);
+  });
+
   it('a worker that stalled past its lease never sends what it had claimed; the new holder sends it once', async () => {
     const uuids: string[] = [];
     receiver = await startReceiver((n, request) => {

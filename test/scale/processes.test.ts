@@ -187,9 +187,11 @@ describe.runIf(dialects.includes('postgres'))('three processes and two workers o
     const attached = new Map(owned.map((s, i) => [s, (i % 2 === 0 ? 1 : 0) + (i % 3 === 0 ? 1 : 0)]));
     const expected = messages.reduce((sum, m) => sum + attached.get(m.module_serial)!, 0);
     expect(expected).toBeGreaterThan(UPLINKS / 2);
+    // Two apps at PER_APP callbacks in flight each: the time to send them all grows with the count.
     const deliveries = await until(
       () => db.selectFrom('deliveries').select(['status', 'uuid', 'attempts']).execute(),
       (rows) => rows.length === expected && rows.every((d) => d.status === 'delivered'),
+      120_000 + expected * 50,
     );
     expect(uuids.size).toBe(expected);
     expect(new Set(deliveries.map((d) => d.uuid))).toEqual(new Set(uuids.keys()));
@@ -210,5 +212,5 @@ describe.runIf(dialects.includes('postgres'))('three processes and two workers o
       await exited;
     }
     await receiver.close();
-  }, 300_000);
+  }, 300_000 + UPLINKS * 200);
 });
