@@ -71,7 +71,8 @@ export class AppShares {
     this.asking.add(appId);
     void this.slots.acquire(appId, want).then((held) => {
       this.asking.delete(appId);
-      if (held > before) return this.onSlots();
+      if (held !== undefined && held > before) return this.onSlots();
+      // Shut out only on the store's word: while it is unreachable the claims stay and wait.
       if (held === 0) {
         this.shutOut.set(appId, performance.now() + this.pollMs);
         this.onShutOut(appId);

@@ -13,8 +13,11 @@ export interface AppSlots {
   readonly shared: boolean;
   /** Slots of `appId` this worker holds now (as far as its own clock can tell). */
   held(appId: number): number;
-  /** Tries to hold up to `want` slots of the app in all; resolves with how many it holds now. */
-  acquire(appId: number, want: number): Promise<number>;
+  /**
+   * Tries to hold up to `want` slots of the app in all; resolves with how many it holds now, or
+   * undefined when the store could not be asked (unreachable: nothing is known of other workers).
+   */
+  acquire(appId: number, want: number): Promise<number | undefined>;
   /**
    * The fence as a send starts: renews this worker's slots of the app and says how many it still
    * holds, and the `performance.now()` until which it surely does.

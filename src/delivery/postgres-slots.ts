@@ -42,12 +42,12 @@ export class PostgresSlots implements AppSlots {
     return held && performance.now() < held.validUntil ? held.slots.size : 0;
   }
 
-  acquire(appId: number, want: number): Promise<number> {
+  acquire(appId: number, want: number): Promise<number | undefined> {
     this.acquiring.add(appId);
     return this.serially(() => this.take(appId, want)).finally(() => this.acquiring.delete(appId));
   }
 
-  private async take(appId: number, want: number): Promise<number> {
+  private async take(appId: number, want: number): Promise<number | undefined> {
     if (Math.min(want, this.limit) <= this.held(appId)) return this.held(appId);
     const current = this.held(appId) > 0 ? this.mine.get(appId)! : { slots: new Set<number>(), validUntil: Infinity };
     const candidates = Array.from({ length: this.limit }, (_, slot) => slot).filter((slot) => !current.slots.has(slot));
@@ -76,6 +76,7 @@ export class PostgresSlots implements AppSlots {
       }
     } catch (error) {
       this.onError(error);
+      return undefined;
     }
     return this.held(appId);
   }

@@ -72,7 +72,7 @@ export class RedisSlots implements AppSlots {
     return mine && performance.now() < mine.validUntil ? mine.members.length : 0;
   }
 
-  async acquire(appId: number, want: number): Promise<number> {
+  async acquire(appId: number, want: number): Promise<number | undefined> {
     const mine = this.held_.get(appId) ?? { members: [], validUntil: 0 };
     const missing = Math.min(want, this.limit) - this.held(appId);
     if (missing <= 0) return this.held(appId);
@@ -89,6 +89,7 @@ export class RedisSlots implements AppSlots {
       }
     } catch (error) {
       this.onError(error);
+      return undefined;
     }
     return this.held(appId);
   }

@@ -86,6 +86,24 @@ describe.each(dialects)('delivery across workers (%s)', (dialect) => {
     expect(worker.stats.fenced).toBe(0);
   });
 
+  it.runIf(dialect === 'postgres')('while the slots’ store is unreachable a worker keeps its claims: it is not shut out', async () => {
+    receiver = await startReceiver();
+    // Nothing listens on port 1: every ask for slots fails at once, as with Redis down.
+    fixture = await deliveryFixture(dialect, { SNSR_REDIS_URL: 'redis://127.0.0.1:1' });
+    await fixture.createApp(receiver.url);
+    for (let i = 0; i < 2; i++) await fixture.message();
+    const worker = fixture.app.context.startWorker({ pollMs: 20 });
+    await eventually(() => fixture.deliveries(), (ds) => ds.every((d) => d.lease_owner === worker.owner));
+    // Many rounds of asking later: still this worker's claims, none handed back or sent.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(worker.stats.yielded).toBe(0);
+    expect((await fixture.deliveries()).map((d) => [d.lease_owner, d.attempts])).toEqual([
+      [worker.owner, 1],
+      [worker.owner, 1],
+    ]);
+    expect(receiver.received).toHaveLength(0);
+  });
+
   it('a worker that stalled past its lease never sends what it had claimed; the new holder sends it once', async () => {
     const uuids: string[] = [];
     receiver = await startReceiver((n, request) => {

@@ -39,10 +39,27 @@ describe('app sending slots in Redis', () => {
     // The worker dies: nobody renews, and its slots come free once they expire.
     b.client.disconnect();
     const started = Date.now();
-    while ((await a.slots.acquire(app, 2)) < 2) {
+    while (((await a.slots.acquire(app, 2)) ?? 0) < 2) {
       expect(Date.now() - started).toBeLessThan(5000);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(Date.now() - started).toBeGreaterThan(300);
+  });
+
+  it('says nothing of the slots while Redis is unreachable, rather than that others hold them all', async () => {
+    const app = 1_000_000 + Math.floor(Math.random() * 1_000_000);
+    const a = await worker(2, 30_000);
+    expect(await a.slots.acquire(app, 1)).toBe(1);
+    a.client.disconnect();
+    // As snsr's client is configured: a command fails at once while the connection is down.
+    const down = new Redis(REDIS_URL, { enableOfflineQueue: false, lazyConnect: true });
+    down.on('error', () => {});
+    clients.push(down);
+    const errors: unknown[] = [];
+    const b = new RedisSlots(down, 2, 30_000, (error) => errors.push(error));
+    slotSets.push(b);
+    expect(await b.acquire(app, 2)).toBeUndefined();
+    expect(errors).toHaveLength(1);
+    expect(b.held(app)).toBe(0);
   });
 });
