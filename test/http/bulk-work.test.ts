@@ -49,8 +49,10 @@ describe('bulk work while the server stays answerable (sqlite)', () => {
     expect(result.status).toBe(200);
     expect(result.json.registered).toHaveLength(COUNT);
     // Answers arrive while the work runs: one event loop held for the whole request would answer
-    // the sequential poller once. Latency itself is a benchmark (`npm run bench bulk-work`).
-    expect(latencies.length).toBeGreaterThan(20);
+    // the sequential poller once or twice. How many more arrive follows how long the work took on
+    // this machine at this moment (about 15 in a quarter of a second, polled every 10 ms), so the
+    // bound sits well below that. Latency itself is a benchmark (`npm run bench bulk-work`).
+    expect(latencies.length).toBeGreaterThan(5);
 
     const created = (await app.server.inject({ method: 'POST', url: '/iot/developers/apps.json', headers: { authorization: auth }, payload: { name: 'bulk' } })).json() as { id: number };
     const attach = await whileHealthPolled(
