@@ -7,8 +7,9 @@ import type { HistoryRow } from './history-rows.js';
 import { markHot } from './hot-statements.js';
 import type { Capabilities } from './capabilities.js';
 import { MODULE_COLUMNS, toModule } from './modules-repository.js';
-import { aggregatedWindow, moduleRow, rowsOfWindow, wholePage } from './page-statements.js';
-import type { MessageScope, ModuleColumns, PageStatement, TimeRange } from './page-statements.js';
+import { aggregatedWindow, moduleRow, rowsOfWindow, wholePage, windowsOfModules } from './page-statements.js';
+import type { MessageScope, ModuleColumns, ModulePageRead, PageStatement, TimeRange } from './page-statements.js';
+import { ReadBatches } from './page-batches.js';
 
 export type { HistoryRow } from './history-rows.js';
 export type { MessageScope, TimeRange } from './page-statements.js';
@@ -29,6 +30,14 @@ type Windowed = { id: number | null; when_ms: number | null; body: string | null
 type Aggregated = { window_start: number | null; n: number; stored: number; bodies: string | null };
 
 /**
+ * Whole-module page reads in flight on PostgreSQL at once, each a batch of those that arrived
+ * together: two keep a batch gathering while one runs, and a batch of many costs a backend little
+ * more than one read (see "History reads" in the README).
+ */
+const BATCHES_IN_FLIGHT = 2;
+const MAX_BATCH = 64;
+
+/**
  * The device API's history pages, its hottest reads: each message's stored wire form read by a
  * keyset scan, the SQL compiled once per shape (and named on PostgreSQL).
  */
@@ -37,6 +46,19 @@ export class MessagePages {
     private readonly db: Kysely<Database>,
     private readonly capabilities: Pick<Capabilities, 'embedded'>,
   ) {}
+
+  /** PostgreSQL: concurrent whole-module reads, one statement per batch: newest pages, and pages bounded by `before`. */
+  private readonly moduleWindows = [false, true].map(
+    (bounded) =>
+      new ReadBatches<ModulePageRead, ModuleRow & Aggregated>(
+        async (reads) => {
+          const answers = reads.map((): (ModuleRow & Aggregated) | undefined => undefined);
+          for (const row of await this.run<ModuleRow & Aggregated & { ord: number }>(windowsOfModules(this.db, reads, bounded))) answers[row.ord - 1] = row;
+          return answers;
+        },
+        { maxInFlight: BATCHES_IN_FLIGHT, maxBatchSize: MAX_BATCH },
+      ),
+  );
 
   /** SQL text of each statement shape, compiled once: the device API's hottest queries. */
   private readonly pageSql = new Map<string, string>();
@@ -99,11 +121,16 @@ export class MessagePages {
    * PostgreSQL: `storedPage` read first within the window (`PAGE_WINDOW_MS`) before the module's
    * newest message or the page's upper bound, whichever is earlier, with the module's columns asked
    * for, in one statement (one snapshot). The page comes as one text, joined by PostgreSQL: a row
-   * per message cost the server process more than the rest of the request. A page holding messages
-   * stored before `body` existed is read again row by row. No module: undefined.
+   * per message cost the server process more than the rest of the request. A whole module's read
+   * shares its statement with the others in flight (`moduleWindows`); the module's columns come
+   * with it whether asked for or not. A page holding messages stored before `body` existed is read
+   * again row by row. No module: undefined.
    */
   private async windowed(scope: MessageScope, range: TimeRange, columns: ModuleColumns): Promise<{ module: ModuleRow | undefined; page: PageEntries }> {
-    const [row] = await this.run<ModuleRow & Aggregated>(aggregatedWindow(this.db, scope, range, columns));
+    const row =
+      scope.deviceId === undefined
+        ? await this.moduleWindows[Number(range.before !== undefined)]!.read({ moduleSerial: scope.moduleSerial, range })
+        : (await this.run<ModuleRow & Aggregated>(aggregatedWindow(this.db, scope, range, columns)))[0];
     if (row === undefined) return { module: undefined, page: [] };
     if (row.stored === row.n) return { module: row, page: await this.rest(scope, range, row.bodies === null ? [] : [row.bodies], row.n, row.window_start) };
     // The module's row and the page's rows, each row one or the other.

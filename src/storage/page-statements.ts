@@ -108,3 +108,46 @@ export function rowsOfWindow(db: Kysely<Database>, scope: MessageScope, range: T
   const shape = `windowed ${moduleColumns.length} ${rangeShape(scope, range)}`;
   return { shape, build, parameters: [...before(range), scope.moduleSerial, ...windowedParameters(scope, range)] };
 }
+
+/** One read of a batch: a whole module's page (see `windowsOfModules`). */
+export interface ModulePageRead {
+  moduleSerial: string;
+  range: TimeRange;
+}
+
+/**
+ * `aggregatedWindow` of several whole modules in one statement: a row per read whose module exists
+ * (`ord`, its place in `reads` from 1), each as `aggregatedWindow` answers it, each page its own
+ * keyset scan joined laterally. The reads are a VALUES list padded with empty rows to a power of
+ * two: a few texts of fixed size, each planned once per connection (PostgreSQL plans a statement
+ * whose reads come as arrays anew at each run, its row count unknown to a reusable plan).
+ *
+ * `bounded`: every read has an upper bound (`before`), or none has. A scan bounded on both sides
+ * by values unknown to the plan is estimated at a row or two, and planned as "read every row of
+ * the window, then sort": the usual read, the newest page, has one lower bound (the window's
+ * start or `after`, whichever is later), and its plan stops at the page's last row.
+ */
+export function windowsOfModules(db: Kysely<Database>, reads: readonly ModulePageRead[], bounded: boolean): PageStatement {
+  const size = 2 ** Math.ceil(Math.log2(Math.max(1, reads.length)));
+  const padded = [...reads, ...Array<undefined>(size - reads.length).fill(undefined)];
+  const values = padded.map((read, i) => [read?.moduleSerial ?? null, read?.range.before ?? null, read?.range.after ?? null, read?.range.limit ?? 0, i + 1]);
+  const rows = values.map((row) => sql`(${sql.join(row.map((value, j) => sql`${value}::${sql.raw(VALUE_TYPES[j]!)}`))})`);
+  const start = windowStart(sql<number | null>`q.before`);
+  const upper = bounded ? sql`AND when_ms < q.before` : sql``;
+  const query = sql`SELECT q.ord, ${sql.join(MODULE_COLUMNS.map((column) => sql.ref(`modules.${column}`)))}, ${start} AS window_start, a.n, a.stored, a.bodies
+    FROM (VALUES ${sql.join(rows)}) AS q(serial, before, after, lim, ord)
+    JOIN modules ON modules.serial = q.serial
+    LEFT JOIN LATERAL (
+      SELECT count(*)::int AS n, count(p.body)::int AS stored, string_agg(p.body, ',' ORDER BY p.when_ms DESC, p.id DESC) AS bodies
+      FROM (
+        SELECT id, when_ms, body FROM messages
+        WHERE module_serial = q.serial ${upper} AND when_ms > GREATEST(q.after, ${start}, -1)
+        ORDER BY module_serial DESC, when_ms DESC, id DESC LIMIT q.lim
+      ) AS p
+    ) AS a ON true`;
+  const shape = `windows of ${size} modules${bounded ? ', bounded' : ''}`;
+  return { shape, build: () => ({ compile: () => query.compile(db) }), parameters: values.flat() };
+}
+
+/** The types of a VALUES row of `windowsOfModules`: serial, before, after, limit, ord. */
+const VALUE_TYPES = ['text', 'bigint', 'bigint', 'int', 'int'];
