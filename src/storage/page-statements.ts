@@ -131,22 +131,24 @@ export function windowsOfModules(db: Kysely<Database>, reads: readonly ModulePag
   const size = 2 ** Math.ceil(Math.log2(Math.max(1, reads.length)));
   const padded = [...reads, ...Array<undefined>(size - reads.length).fill(undefined)];
   const values = padded.map((read, i) => [read?.moduleSerial ?? null, read?.range.before ?? null, read?.range.after ?? null, read?.range.limit ?? 0, i + 1]);
-  const rows = values.map((row) => sql`(${sql.join(row.map((value, j) => sql`${value}::${sql.raw(VALUE_TYPES[j]!)}`))})`);
-  const start = windowStart(sql<number | null>`q.before`);
-  const upper = bounded ? sql`AND when_ms < q.before` : sql``;
-  const query = sql`SELECT q.ord, ${sql.join(MODULE_COLUMNS.map((column) => sql.ref(`modules.${column}`)))}, ${start} AS window_start, a.n, a.stored, a.bodies
-    FROM (VALUES ${sql.join(rows)}) AS q(serial, before, after, lim, ord)
-    JOIN modules ON modules.serial = q.serial
-    LEFT JOIN LATERAL (
-      SELECT count(*)::int AS n, count(p.body)::int AS stored, string_agg(p.body, ',' ORDER BY p.when_ms DESC, p.id DESC) AS bodies
-      FROM (
-        SELECT id, when_ms, body FROM messages
-        WHERE module_serial = q.serial ${upper} AND when_ms > GREATEST(q.after, ${start}, -1)
-        ORDER BY module_serial DESC, when_ms DESC, id DESC LIMIT q.lim
-      ) AS p
-    ) AS a ON true`;
-  const shape = `windows of ${size} modules${bounded ? ', bounded' : ''}`;
-  return { shape, build: () => ({ compile: () => query.compile(db) }), parameters: values.flat() };
+  // Built only when a size is first seen: afterwards only `values` travel (see `MessagePages.run`).
+  const build = () => {
+    const rows = values.map((row) => sql`(${sql.join(row.map((value, j) => sql`${value}::${sql.raw(VALUE_TYPES[j]!)}`))})`);
+    const start = windowStart(sql<number | null>`q.before`);
+    const upper = bounded ? sql`AND when_ms < q.before` : sql``;
+    return { compile: () => sql`SELECT q.ord, ${sql.join(MODULE_COLUMNS.map((column) => sql.ref(`modules.${column}`)))}, ${start} AS window_start, a.n, a.stored, a.bodies
+      FROM (VALUES ${sql.join(rows)}) AS q(serial, before, after, lim, ord)
+      JOIN modules ON modules.serial = q.serial
+      LEFT JOIN LATERAL (
+        SELECT count(*)::int AS n, count(p.body)::int AS stored, string_agg(p.body, ',' ORDER BY p.when_ms DESC, p.id DESC) AS bodies
+        FROM (
+          SELECT id, when_ms, body FROM messages
+          WHERE module_serial = q.serial ${upper} AND when_ms > GREATEST(q.after, ${start}, -1)
+          ORDER BY module_serial DESC, when_ms DESC, id DESC LIMIT q.lim
+        ) AS p
+      ) AS a ON true`.compile(db) };
+  };
+  return { shape: `windows of ${size} modules${bounded ? ', bounded' : ''}`, build, parameters: values.flat() };
 }
 
 /** The types of a VALUES row of `windowsOfModules`: serial, before, after, limit, ord. */
