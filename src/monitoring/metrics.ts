@@ -8,6 +8,8 @@ export interface MetricSources {
   poolUse(): PoolUse;
   /** Sends by outcome of this process's delivery workers, since they started. */
   deliveries(): { delivered: number; retrying: number; failed: number };
+  /** Device-token history reads sent to PostgreSQL in batches, and the statements that carried them. */
+  historyBatches(): { reads: number; batches: number };
 }
 
 /** How an uplink ended, as `snsr_uplinks_total` labels it. */
@@ -91,6 +93,18 @@ export class Metrics {
         this.set(oldestMs / 1000);
       },
     });
+    const batched = (name: string, help: string, read: (sent: { reads: number; batches: number }) => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read(sources.historyBatches()));
+        },
+      });
+    batched('snsr_history_batched_reads_total', 'Device-token history reads sent to PostgreSQL in batches (0 on SQLite)', (sent) => sent.reads);
+    batched('snsr_history_batches_total', 'Statements that carried them: reads over batches is the mean batch size', (sent) => sent.batches);
     const pool = (name: string, help: string, read: (use: PoolUse) => number) =>
       new Gauge({
         name,

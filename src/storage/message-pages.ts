@@ -60,6 +60,11 @@ export class MessagePages {
       ),
   );
 
+  /** Token reads sent in batches (PostgreSQL) and the statements that carried them, since the process started. */
+  batched(): { reads: number; batches: number } {
+    return this.moduleWindows.reduce((sum, batches) => ({ reads: sum.reads + batches.sent.reads, batches: sum.batches + batches.sent.batches }), { reads: 0, batches: 0 });
+  }
+
   /** SQL text of each statement shape, compiled once: the device API's hottest queries. */
   private readonly pageSql = new Map<string, string>();
 

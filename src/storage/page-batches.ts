@@ -11,6 +11,8 @@ import DataLoader from 'dataloader';
  * for that read alone. When it throws, every read of the batch fails with its error.
  */
 export class ReadBatches<Read, Answer> {
+  /** Reads sent and the batches (statements) that carried them, since the process started. */
+  readonly sent = { reads: 0, batches: 0 };
   private running = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly loader: DataLoader<Read, Answer | undefined>;
@@ -20,6 +22,8 @@ export class ReadBatches<Read, Answer> {
     options: { maxInFlight: number; maxBatchSize: number },
   ) {
     const run = async (reads: readonly Read[]) => {
+      this.sent.reads += reads.length;
+      this.sent.batches++;
       try {
         return await runBatch(reads);
       } finally {

@@ -53,6 +53,26 @@ describe.each(dialects)('GET /metrics (%s)', (dialect) => {
     expect(sample(after, 'snsr_http_requests_total', 'method="POST",route="/network/sigfox/uplink",status="404"')).toBeGreaterThanOrEqual(1);
   });
 
+  it('counts the device-token history reads sent to PostgreSQL in batches, and the statements that carried them', async () => {
+    const token = await app.context.devices.issueToken('C0FE', '1A2B3C4D');
+    const before = await scrape();
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => app.server.inject({ method: 'GET', url: '/iot/devices/msgs/history.json?amount=5', headers: { 'x-snsr-device-key': token } })),
+    );
+    for (const answer of answers) expect(answer.statusCode).toBe(200);
+    const after = await scrape();
+    const delta = (name: string) => sample(after, name) - sample(before, name);
+    if (dialect === 'sqlite') {
+      // SQLite reads in this process, each read alone.
+      expect(delta('snsr_history_batched_reads_total')).toBe(0);
+      expect(sample(after, 'snsr_history_batches_total')).toBe(0);
+    } else {
+      expect(delta('snsr_history_batched_reads_total')).toBe(6);
+      expect(delta('snsr_history_batches_total')).toBeGreaterThanOrEqual(1);
+      expect(delta('snsr_history_batches_total')).toBeLessThanOrEqual(6);
+    }
+  });
+
   it('shows the delivery queue, the database pool, the event loop and open streams', async () => {
     const text = await scrape();
     for (const name of ['snsr_delivery_queue_depth', 'snsr_delivery_oldest_pending_seconds', 'snsr_db_pool_max', 'snsr_db_pool_busy', 'snsr_open_streams']) {

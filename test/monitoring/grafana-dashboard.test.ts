@@ -12,6 +12,7 @@ describe('docs/grafana-dashboard.json', () => {
       queue: async () => ({ depth: 0, oldestMs: 0 }),
       poolUse: () => ({ max: 1, open: 1, busy: 0, waiting: 0 }),
       deliveries: () => ({ delivered: 0, retrying: 0, failed: 0 }),
+      historyBatches: () => ({ reads: 0, batches: 0 }),
     });
     const exported = new Set((await metrics.registry.getMetricsAsJSON()).map((metric) => metric.name));
     const queried = dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => target.expr.match(/snsr_[a-z0-9_]+/g) ?? []));
