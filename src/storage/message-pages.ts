@@ -48,21 +48,23 @@ export class MessagePages {
   ) {}
 
   /** PostgreSQL: concurrent whole-module reads, one statement per batch: newest pages, and pages bounded by `before`. */
-  private readonly moduleWindows = [false, true].map(
-    (bounded) =>
-      new ReadBatches<ModulePageRead, ModuleRow & Aggregated>(
-        async (reads) => {
-          const answers = reads.map((): (ModuleRow & Aggregated) | undefined => undefined);
-          for (const row of await this.run<ModuleRow & Aggregated & { ord: number }>(windowsOfModules(this.db, reads, bounded))) answers[row.ord - 1] = row;
-          return answers;
-        },
-        { maxInFlight: BATCHES_IN_FLIGHT, maxBatchSize: MAX_BATCH },
-      ),
-  );
+  private readonly moduleWindows = { newest: this.windowBatches(false), bounded: this.windowBatches(true) };
+
+  private windowBatches(bounded: boolean) {
+    return new ReadBatches<ModulePageRead, ModuleRow & Aggregated>(
+      async (reads) => {
+        const answers = reads.map((): (ModuleRow & Aggregated) | undefined => undefined);
+        for (const row of await this.run<ModuleRow & Aggregated & { ord: number }>(windowsOfModules(this.db, reads, bounded))) answers[row.ord - 1] = row;
+        return answers;
+      },
+      { maxInFlight: BATCHES_IN_FLIGHT, maxBatchSize: MAX_BATCH },
+    );
+  }
 
   /** Token reads sent in batches (PostgreSQL) and the statements that carried them, since the process started. */
   batched(): { reads: number; batches: number } {
-    return this.moduleWindows.reduce((sum, batches) => ({ reads: sum.reads + batches.sent.reads, batches: sum.batches + batches.sent.batches }), { reads: 0, batches: 0 });
+    const { newest, bounded } = this.moduleWindows;
+    return { reads: newest.sent.reads + bounded.sent.reads, batches: newest.sent.batches + bounded.sent.batches };
   }
 
   /** SQL text of each statement shape, compiled once: the device API's hottest queries. */
@@ -134,7 +136,7 @@ export class MessagePages {
   private async windowed(scope: MessageScope, range: TimeRange, columns: ModuleColumns): Promise<{ module: ModuleRow | undefined; page: PageEntries }> {
     const row =
       scope.deviceId === undefined
-        ? await this.moduleWindows[Number(range.before !== undefined)]!.read({ moduleSerial: scope.moduleSerial, range })
+        ? await this.moduleWindows[range.before === undefined ? 'newest' : 'bounded'].read({ moduleSerial: scope.moduleSerial, range })
         : (await this.run<ModuleRow & Aggregated>(aggregatedWindow(this.db, scope, range, columns)))[0];
     if (row === undefined) return { module: undefined, page: [] };
     if (row.stored === row.n) return { module: row, page: await this.rest(scope, range, row.bodies === null ? [] : [row.bodies], row.n, row.window_start) };

@@ -17,21 +17,24 @@ export class ReadBatches<Read, Answer> {
   private readonly waiting: (() => void)[] = [];
   private readonly loader: DataLoader<Read, Answer | undefined>;
 
+  private readonly maxInFlight: number;
+
   constructor(
     runBatch: (reads: readonly Read[]) => Promise<readonly (Answer | undefined | Error)[]>,
     options: { maxInFlight: number; maxBatchSize: number },
   ) {
+    this.maxInFlight = options.maxInFlight;
     const run = async (reads: readonly Read[]) => {
       this.sent.reads += reads.length;
       this.sent.batches++;
       try {
         return await runBatch(reads);
       } finally {
-        this.finished(options.maxInFlight);
+        this.finished();
       }
     };
     // No cache: each read asks the database, as an unbatched one would.
-    this.loader = new DataLoader(run, { cache: false, maxBatchSize: options.maxBatchSize, batchScheduleFn: (dispatch) => this.schedule(dispatch, options.maxInFlight) });
+    this.loader = new DataLoader(run, { cache: false, maxBatchSize: options.maxBatchSize, batchScheduleFn: (dispatch) => this.schedule(dispatch) });
   }
 
   read(read: Read): Promise<Answer | undefined> {
@@ -39,8 +42,8 @@ export class ReadBatches<Read, Answer> {
   }
 
   /** Called once per batch, when its first read arrives: the batch leaves now, or when one in flight ends. */
-  private schedule(dispatch: () => void, maxInFlight: number): void {
-    if (this.running < maxInFlight) {
+  private schedule(dispatch: () => void): void {
+    if (this.running < this.maxInFlight) {
       this.running++;
       setImmediate(dispatch);
     } else {
@@ -48,9 +51,9 @@ export class ReadBatches<Read, Answer> {
     }
   }
 
-  private finished(maxInFlight: number): void {
+  private finished(): void {
     this.running--;
     const next = this.waiting.shift();
-    if (next !== undefined) this.schedule(next, maxInFlight);
+    if (next !== undefined) this.schedule(next);
   }
 }

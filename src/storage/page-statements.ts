@@ -61,6 +61,13 @@ export function moduleRow(db: Kysely<Database>, moduleSerial: string): PageState
 /** The windowed page's parameters, in the order its SQL binds them. */
 const windowedParameters = (scope: MessageScope, range: TimeRange): unknown[] => [scope.deviceId ?? scope.moduleSerial, ...bounds(range), ...before(range), scope.moduleSerial, range.limit];
 
+/** What an aggregated read answers of its page `p`: its size, how many have a stored body, and those bodies in page order. */
+const PAGE_AGGREGATES = {
+  n: sql<number>`count(*)::int`,
+  stored: sql<number>`count(p.body)::int`,
+  bodies: sql<string | null>`string_agg(p.body, ',' ORDER BY p.when_ms DESC, p.id DESC)`,
+};
+
 /**
  * One statement, one row: the module's `moduleColumns` and the window's start, and the page within
  * the window: its size (`n`), how many of its messages have a stored body (`stored`), and those
@@ -75,11 +82,7 @@ export function aggregatedWindow(db: Kysely<Database>, scope: MessageScope, rang
         (eb) =>
           eb
             .selectFrom(pageQuery(db, scope, range, ['id', 'when_ms', 'body'], true).as('p'))
-            .select([
-              sql<number>`count(*)::int`.as('n'),
-              sql<number>`count(p.body)::int`.as('stored'),
-              sql<string | null>`string_agg(p.body, ',' ORDER BY p.when_ms DESC, p.id DESC)`.as('bodies'),
-            ])
+            .select([PAGE_AGGREGATES.n.as('n'), PAGE_AGGREGATES.stored.as('stored'), PAGE_AGGREGATES.bodies.as('bodies')])
             .as('a'),
         (join) => join.onTrue(),
       )
@@ -140,7 +143,7 @@ export function windowsOfModules(db: Kysely<Database>, reads: readonly ModulePag
       FROM (VALUES ${sql.join(rows)}) AS q(serial, before, after, lim, ord)
       JOIN modules ON modules.serial = q.serial
       LEFT JOIN LATERAL (
-        SELECT count(*)::int AS n, count(p.body)::int AS stored, string_agg(p.body, ',' ORDER BY p.when_ms DESC, p.id DESC) AS bodies
+        SELECT ${PAGE_AGGREGATES.n} AS n, ${PAGE_AGGREGATES.stored} AS stored, ${PAGE_AGGREGATES.bodies} AS bodies
         FROM (
           SELECT id, when_ms, body FROM messages
           WHERE module_serial = q.serial ${upper} AND when_ms > GREATEST(q.after, ${start}, -1)
