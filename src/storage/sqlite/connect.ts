@@ -3,33 +3,12 @@ import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import type { Dialect } from 'kysely';
-import type { SqliteDatabase as KyselySqliteDatabase } from 'kysely';
 import type { Database } from '../schema.js';
 import type { Capabilities } from '../capabilities.js';
 import { withDriver } from '../driver-change.js';
+import { cachingStatements } from './statement-cache.js';
 
 export const sqliteCapabilities: Capabilities = { dialect: 'sqlite', skipLocked: false, embedded: true };
-
-/**
- * Kysely prepares every query anew, and preparing costs SQLite more than running a small indexed
- * query (it halved the CPU of an uplink once cached). Queries are parameterized, so their SQL texts
- * are few: statements are kept by text. One still iterating a stream is not shared.
- */
-function cachingStatements(database: SqliteDatabase.Database, size = 1000): KyselySqliteDatabase {
-  const statements = new Map<string, SqliteDatabase.Statement>();
-  return {
-    close: () => database.close(),
-    prepare(sql: string) {
-      let statement = statements.get(sql);
-      if (statement === undefined || statement.busy) {
-        if (statements.size >= size) statements.clear();
-        statement = database.prepare(sql);
-        statements.set(sql, statement);
-      }
-      return statement;
-    },
-  };
-}
 
 /**
  * Transactions take the write lock when they begin (`BEGIN IMMEDIATE`), waiting up to busy_timeout
