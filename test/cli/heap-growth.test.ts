@@ -36,10 +36,14 @@ describe('limitHeapGrowth (SNSR_HEAP_GROWTH_PERCENT)', () => {
     expect(() => loadConfig({ SNSR_HEAP_GROWTH_PERCENT: '-5' })).toThrow(/SNSR_HEAP_GROWTH_PERCENT must be an integer from 0 to 1000, got "-5"/);
   });
 
-  it('keeps the heap of a process that promotes much garbage far smaller than V8 left alone does', async () => {
-    const [limited, free] = await Promise.all([peakHeap(50), peakHeap(0)]);
-    expect(free).toBeGreaterThan(0);
-    // Measured: about 156 MB against 316 MB.
-    expect(limited).toBeLessThan(free * 0.75);
+  it('keeps the heap of a process that promotes much garbage far below what V8 left alone reaches', async () => {
+    // Measured on this machine: 155–165 MB at 50 %; left alone V8 reached 330–336 MB, though on a
+    // busy machine it sometimes collected early and stayed at ~97 MB (at 300 % too), so a run left
+    // alone is no yardstick: two limited runs must each stay under a bound between the two.
+    const peaks = await Promise.all([peakHeap(50), peakHeap(50)]);
+    for (const peak of peaks) {
+      expect(peak).toBeGreaterThan(0);
+      expect(peak).toBeLessThan(230 * 2 ** 20);
+    }
   });
 });
