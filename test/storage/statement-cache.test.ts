@@ -73,6 +73,16 @@ describe('cachingStatements', () => {
     expect(statement.reader).toBe(true);
   });
 
+  it('runs a text again while a stream of it is still being read', () => {
+    const { database } = recorded();
+    open.push(database);
+    const statement = cachingStatements(database).prepare('select n from t order by n limit ?');
+    const stream = statement.iterate([5]);
+    expect(stream.next().value).toEqual({ n: 0 });
+    expect(statement.all([5])).toHaveLength(5);
+    expect([...stream]).toEqual([1, 2, 3, 4].map((n) => ({ n })));
+  });
+
   it('runs writes with a bound limit through the rewritten text too', () => {
     const { database } = recorded();
     open.push(database);

@@ -66,7 +66,8 @@ const isCount = (value: unknown): value is number | bigint =>
  */
 export function cachingStatements(database: SqliteDatabase.Database, size = 1000): KyselySqliteDatabase {
   const statements = new Map<string, SqliteDatabase.Statement>();
-  const bounds = new Map<string, Bounds | null>();
+  /** Per text binding a LIMIT or OFFSET, the statement that writes their values in; null for the others. */
+  const rewriting = new Map<string, SqliteStatement | null>();
   const cached = (sql: string): SqliteDatabase.Statement => {
     let statement = statements.get(sql);
     if (statement === undefined || statement.busy) {
@@ -76,40 +77,41 @@ export function cachingStatements(database: SqliteDatabase.Database, size = 1000
     }
     return statement;
   };
-  /** The statement to run for `sql` with these parameters, and the parameters it binds. */
-  const resolve = (sql: string, cut: Bounds, parameters: readonly unknown[]): [SqliteDatabase.Statement, readonly unknown[]] => {
-    if (!cut.slots.every((slot) => isCount(parameters[slot]))) return [cached(sql), parameters];
-    let text = cut.pieces[0]!;
-    cut.slots.forEach((slot, i) => (text += String(parameters[slot]) + cut.pieces[i + 1]!));
-    return [cached(text), parameters.filter((_, i) => !cut.slots.includes(i))];
+  /** Runs `sql` with its bound limits written in when they are counts, else as it is. */
+  const withLimits = (sql: string, { pieces, slots }: Bounds): SqliteStatement => {
+    const resolve = (parameters: readonly unknown[]): [SqliteDatabase.Statement, readonly unknown[]] => {
+      if (!slots.every((slot) => isCount(parameters[slot]))) return [cached(sql), parameters];
+      let text = pieces[0]!;
+      slots.forEach((slot, i) => (text += String(parameters[slot]) + pieces[i + 1]!));
+      return [cached(text), parameters.filter((_, i) => !slots.includes(i))];
+    };
+    return {
+      reader: cached(sql).reader,
+      all: (parameters) => {
+        const [statement, values] = resolve(parameters);
+        return statement.all(values);
+      },
+      run: (parameters) => {
+        const [statement, values] = resolve(parameters);
+        return statement.run(values);
+      },
+      iterate: (parameters) => {
+        const [statement, values] = resolve(parameters);
+        return statement.iterate(values);
+      },
+    };
   };
   return {
     close: () => database.close(),
     prepare(sql: string): SqliteStatement {
-      let cut = bounds.get(sql);
-      if (cut === undefined) {
-        if (bounds.size >= size) bounds.clear();
-        cut = boundLimits(sql) ?? null;
-        bounds.set(sql, cut);
+      let rewritten = rewriting.get(sql);
+      if (rewritten === undefined) {
+        if (rewriting.size >= size) rewriting.clear();
+        const bounds = boundLimits(sql);
+        rewritten = bounds ? withLimits(sql, bounds) : null;
+        rewriting.set(sql, rewritten);
       }
-      if (cut === null) return cached(sql);
-      const { reader } = cached(sql);
-      const limits = cut;
-      return {
-        reader,
-        all: (parameters) => {
-          const [statement, values] = resolve(sql, limits, parameters);
-          return statement.all(values);
-        },
-        run: (parameters) => {
-          const [statement, values] = resolve(sql, limits, parameters);
-          return statement.run(values);
-        },
-        iterate: (parameters) => {
-          const [statement, values] = resolve(sql, limits, parameters);
-          return statement.iterate(values);
-        },
-      };
+      return rewritten ?? cached(sql);
     },
   };
 }
