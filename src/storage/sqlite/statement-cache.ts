@@ -62,7 +62,8 @@ const isCount = (value: unknown): value is number | bigint =>
  * - A LIMIT or OFFSET is written into the text instead of bound. SQLite's planner reads the value
  *   of a LIMIT parameter, so binding one marks the statement expired and the next step prepares it
  *   all over again: every run of every paged query paid a prepare. With the values written in,
- *   each (text, values) pair is prepared once and kept like any other text.
+ *   each (text, values) pair is prepared once and kept like any other text. Only non-negative
+ *   integers are written in, so nothing but digits reaches a text; other values are bound.
  */
 export function cachingStatements(database: SqliteDatabase.Database, size = 1000): KyselySqliteDatabase {
   const statements = new Map<string, SqliteDatabase.Statement>();
