@@ -80,26 +80,16 @@ export function cachingStatements(database: SqliteDatabase.Database, size = 1000
   };
   /** Runs `sql` with its bound limits written in when they are counts, else as it is. */
   const withLimits = (sql: string, { pieces, slots }: Bounds): SqliteStatement => {
-    const resolve = (parameters: readonly unknown[]): [SqliteDatabase.Statement, readonly unknown[]] => {
-      if (!slots.every((slot) => isCount(parameters[slot]))) return [cached(sql), parameters];
-      let text = pieces[0]!;
-      slots.forEach((slot, i) => (text += String(parameters[slot]) + pieces[i + 1]!));
-      return [cached(text), parameters.filter((_, i) => !slots.includes(i))];
+    const runs = <T>(parameters: readonly unknown[], use: (statement: SqliteDatabase.Statement, values: readonly unknown[]) => T): T => {
+      if (!slots.every((slot) => isCount(parameters[slot]))) return use(cached(sql), parameters);
+      const text = slots.reduce((done, slot, i) => done + String(parameters[slot]) + pieces[i + 1]!, pieces[0]!);
+      return use(cached(text), parameters.filter((_, i) => !slots.includes(i)));
     };
     return {
       reader: cached(sql).reader,
-      all: (parameters) => {
-        const [statement, values] = resolve(parameters);
-        return statement.all(values);
-      },
-      run: (parameters) => {
-        const [statement, values] = resolve(parameters);
-        return statement.run(values);
-      },
-      iterate: (parameters) => {
-        const [statement, values] = resolve(parameters);
-        return statement.iterate(values);
-      },
+      all: (parameters) => runs(parameters, (statement, values) => statement.all(values)),
+      run: (parameters) => runs(parameters, (statement, values) => statement.run(values)),
+      iterate: (parameters) => runs(parameters, (statement, values) => statement.iterate(values)),
     };
   };
   return {
