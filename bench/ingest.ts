@@ -13,11 +13,12 @@ import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import Fastify from 'fastify';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, parseDatabaseUrl } from '../src/config.js';
+import { WAL_LIMIT_BYTES } from '../src/storage/sqlite/connect.js';
 import { createContext } from '../src/context.js';
 import { limitHeapGrowth } from '../src/cli/heap-growth.js';
 import { buildServer } from '../src/http/server.js';
@@ -46,6 +47,8 @@ interface ServerReport {
   /** Share of the time the server's event loop was busy: below ~0.9, something else limited the run. */
   busy: number;
   rawMessages: number;
+  /** SQLite: the WAL file's largest size during the run (MB); 0 on PostgreSQL. */
+  walPeakMb: number;
 }
 
 type Message = { type: 'ready'; port: number; floorPort: number } | ({ type: 'report' } & ServerReport);
@@ -67,9 +70,16 @@ async function serve(): Promise<void> {
   bare.post(UPLINK_PATH, (_request, reply) => reply.type('application/json; charset=utf-8').send(ANSWER));
   await bare.listen({ port: 0, host: '127.0.0.1' });
   let rssPeak = 0;
+  let walPeak = 0;
+  const target = parseDatabaseUrl(config.databaseUrl);
+  const wal = target.dialect === 'sqlite' ? `${target.path}-wal` : undefined;
+  const walSize = () => (wal && existsSync(wal) ? statSync(wal).size : 0);
   let cpu = process.cpuUsage();
   let loop = performance.eventLoopUtilization();
-  setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss())), 50).unref();
+  setInterval(() => {
+    rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
+    walPeak = Math.max(walPeak, walSize());
+  }, 50).unref();
   // BENCH_CPU_PROF=<dir>: a CPU profile of each measured run (warm-up and other runs left out).
   const profileDir = process.env.BENCH_CPU_PROF;
   const inspector = profileDir ? new Session() : undefined;
@@ -83,6 +93,7 @@ async function serve(): Promise<void> {
         profiling = message.profile;
       }
       rssPeak = process.memoryUsage.rss();
+      walPeak = walSize();
       cpu = process.cpuUsage();
       loop = performance.eventLoopUtilization();
     } else if (message.type === 'report') {
@@ -95,7 +106,7 @@ async function serve(): Promise<void> {
       }
       const raw = await context.storage.db.selectFrom('raw_messages').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
       const busy = performance.eventLoopUtilization(loop).utilization;
-      process.send?.({ type: 'report', rssPeakMb: rssPeak / 2 ** 20, cpuMs: (used.user + used.system) / 1000, busy, rawMessages: Number(raw.n) } satisfies Message);
+      process.send?.({ type: 'report', rssPeakMb: rssPeak / 2 ** 20, cpuMs: (used.user + used.system) / 1000, busy, rawMessages: Number(raw.n), walPeakMb: walPeak / 2 ** 20 } satisfies Message);
     } else if (message.type === 'stop') {
       await app.close();
       await bare.close();
@@ -283,6 +294,7 @@ export async function run(): Promise<void> {
     if (row.dialect === 'sqlite') {
       checks.push(`p99 ${s.latencyMs.p99.toFixed(1)} ms (target < 25 ms: ${s.latencyMs.p99 < 25 ? 'met' : 'MISSED'})`);
       checks.push(`RSS ${row.server.rssPeakMb.toFixed(0)} MB (target < 250 MB: ${row.server.rssPeakMb < 250 ? 'met' : 'MISSED'})`);
+      checks.push(`WAL file at most ${row.server.walPeakMb.toFixed(0)} MB (the log starts over past ${WAL_LIMIT_BYTES / 2 ** 20} MB)`);
     } else {
       for (const [who, ms] of [['snsr', row.server.cpuMs], ['PostgreSQL', row.databaseCpuMs ?? NaN]] as const) {
         const per = ms / Math.max(1, s.outcomes.new);

@@ -45,6 +45,40 @@ describe('SQLite checkpoints in a worker thread', () => {
     expect(existsSync(`${file}-wal`)).toBe(false);
   });
 
+  it('starts the log over once it passes the limit, though the writer never pauses', async () => {
+    const file = join(dir, 'steady.sqlite');
+    const db = connectSqlite(file);
+    const limit = 1024 * 1024;
+    const checkpointer = await startCheckpointer(file, db, { intervalMs: 20, walLimitBytes: limit });
+    try {
+      await sql`create table filler (id integer primary key, value text)`.execute(db);
+      // Commits back to back, as under steady ingest: the worker's checkpoints never catch up with
+      // the last commit, so the log starts over only when the writer is asked to help. Until the
+      // WAL file is cut back (without the writer's help it only grows).
+      const wal = () => (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
+      const value = 'x'.repeat(3000);
+      let largest = 0;
+      let written = 0;
+      for (;;) {
+        await db.transaction().execute(async (trx) => {
+          for (let i = 0; i < 4; i++) await trx.insertInto('filler' as never).values({ value } as never).execute();
+        });
+        written += 4 * value.length;
+        // A turn of the event loop between commits, as a server's group commit takes one.
+        await new Promise((resolve) => setImmediate(resolve));
+        largest = Math.max(largest, wal());
+        // Cut back: the log started over (only then is the file truncated, to the limit).
+        if (largest > limit && wal() < largest) break;
+        if (written > 256 * limit) throw new Error(`the WAL never started over: ${largest} bytes after ${written} written`);
+      }
+      expect(largest).toBeGreaterThan(limit);
+      expect(wal()).toBeLessThanOrEqual(limit);
+    } finally {
+      await checkpointer.stop();
+      await db.destroy();
+    }
+  });
+
   it('hands checkpoints back to the writer when the worker fails, and says so', async () => {
     const file = join(dir, 'fallback.sqlite');
     const db = connectSqlite(file);
