@@ -103,6 +103,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const metrics = new Metrics({
     queue: queueStats(storage.db),
     poolUse: () => storage.poolUse(),
+    walBytes: () => storage.walBytes(),
     historyBatches: () => repositories.messagePages.batched(),
     // Read only when /metrics is scraped: by then `jobs`, built last from these metrics, exists.
     deliveries: () => jobs.deliveries(),

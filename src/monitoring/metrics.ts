@@ -6,6 +6,8 @@ export interface MetricSources {
   /** Pending deliveries and the age (ms) of the oldest due one. */
   queue(): Promise<{ depth: number; oldestMs: number }>;
   poolUse(): PoolUse;
+  /** The SQLite WAL file's size in bytes (0 on PostgreSQL). */
+  walBytes(): number;
   /** Sends by outcome of this process's delivery workers, since they started. */
   deliveries(): { delivered: number; retrying: number; failed: number };
   /** Device-token history reads sent to PostgreSQL in batches, and the statements that carried them. */
@@ -118,6 +120,14 @@ export class Metrics {
     pool('snsr_db_pool_open', 'Database connections open', (use) => use.open);
     pool('snsr_db_pool_busy', 'Database connections lent out to a query or transaction', (use) => use.busy);
     pool('snsr_db_pool_waiting', 'Callers waiting for a database connection', (use) => use.waiting);
+    new Gauge({
+      name: 'snsr_sqlite_wal_bytes',
+      help: 'Size of the SQLite write-ahead log file; it starts over past 64 MiB (0 on PostgreSQL)',
+      registers,
+      collect() {
+        this.set(sources.walBytes());
+      },
+    });
   }
 
   /** Counts an uplink and how long it took to commit. */

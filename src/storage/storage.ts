@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { Kysely } from 'kysely';
 import { parseDatabaseUrl } from '../config.js';
 import type { Config } from '../config.js';
@@ -18,6 +19,8 @@ export interface Storage {
   notifier: Notifier;
   /** Connections: how many the pool may open, how many are open and lent out, how many callers wait. */
   poolUse(): PoolUse;
+  /** The size of the SQLite WAL file in bytes (0 on PostgreSQL and in memory). */
+  walBytes(): number;
   close(): Promise<void>;
 }
 
@@ -69,7 +72,9 @@ export async function openStorage(databaseUrl: string, options: OpenOptions = {}
     await checkpointer?.stop();
     await db.destroy();
   };
-  const storage: Storage = { db, capabilities, notifier, poolUse: () => poolUse(), close };
+  const wal = target.dialect === 'sqlite' && target.path !== ':memory:' ? `${target.path}-wal` : undefined;
+  const walBytes = () => (wal === undefined ? 0 : (statSync(wal, { throwIfNoEntry: false })?.size ?? 0));
+  const storage: Storage = { db, capabilities, notifier, poolUse: () => poolUse(), walBytes, close };
   if (options.migrate) {
     try {
       await migrateToLatest(db, capabilities);

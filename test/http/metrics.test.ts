@@ -80,6 +80,9 @@ describe.each(dialects)('GET /metrics (%s)', (dialect) => {
     }
     expect(text).toMatch(/^snsr_nodejs_eventloop_lag_p99_seconds \d/m);
     expect(sample(text, 'snsr_db_pool_max')).toBe(dialect === 'sqlite' ? 1 : 10);
+    // The writes before: on SQLite they went through the WAL file, which is still there.
+    if (dialect === 'sqlite') expect(sample(text, 'snsr_sqlite_wal_bytes')).toBeGreaterThan(0);
+    else expect(text).toMatch(/^snsr_sqlite_wal_bytes 0$/m);
   });
 });
 

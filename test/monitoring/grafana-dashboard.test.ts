@@ -11,6 +11,7 @@ describe('docs/grafana-dashboard.json', () => {
     const metrics = new Metrics({
       queue: async () => ({ depth: 0, oldestMs: 0 }),
       poolUse: () => ({ max: 1, open: 1, busy: 0, waiting: 0 }),
+      walBytes: () => 0,
       deliveries: () => ({ delivered: 0, retrying: 0, failed: 0 }),
       historyBatches: () => ({ reads: 0, batches: 0 }),
     });
