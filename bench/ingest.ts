@@ -13,11 +13,11 @@ import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import Fastify from 'fastify';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { loadConfig, parseDatabaseUrl } from '../src/config.js';
+import { loadConfig } from '../src/config.js';
 import { WAL_LIMIT_BYTES } from '../src/storage/sqlite/connect.js';
 import { createContext } from '../src/context.js';
 import { limitHeapGrowth } from '../src/cli/heap-growth.js';
@@ -71,14 +71,11 @@ async function serve(): Promise<void> {
   await bare.listen({ port: 0, host: '127.0.0.1' });
   let rssPeak = 0;
   let walPeak = 0;
-  const target = parseDatabaseUrl(config.databaseUrl);
-  const wal = target.dialect === 'sqlite' ? `${target.path}-wal` : undefined;
-  const walSize = () => (wal && existsSync(wal) ? statSync(wal).size : 0);
   let cpu = process.cpuUsage();
   let loop = performance.eventLoopUtilization();
   setInterval(() => {
     rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
-    walPeak = Math.max(walPeak, walSize());
+    walPeak = Math.max(walPeak, context.storage.walBytes());
   }, 50).unref();
   // BENCH_CPU_PROF=<dir>: a CPU profile of each measured run (warm-up and other runs left out).
   const profileDir = process.env.BENCH_CPU_PROF;
@@ -93,7 +90,7 @@ async function serve(): Promise<void> {
         profiling = message.profile;
       }
       rssPeak = process.memoryUsage.rss();
-      walPeak = walSize();
+      walPeak = context.storage.walBytes();
       cpu = process.cpuUsage();
       loop = performance.eventLoopUtilization();
     } else if (message.type === 'report') {

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PoolUse } from '../storage/storage.js';
+import { WAL_LIMIT_BYTES } from '../storage/sqlite/connect.js';
 
 /** What the registry reads when scraped: the outbox's backlog and the database pool. */
 export interface MetricSources {
@@ -122,7 +123,7 @@ export class Metrics {
     pool('snsr_db_pool_waiting', 'Callers waiting for a database connection', (use) => use.waiting);
     new Gauge({
       name: 'snsr_sqlite_wal_bytes',
-      help: 'Size of the SQLite write-ahead log file; it starts over past 64 MiB (0 on PostgreSQL)',
+      help: `Size of the SQLite write-ahead log file; it starts over past ${WAL_LIMIT_BYTES / 2 ** 20} MiB (0 on PostgreSQL)`,
       registers,
       collect() {
         this.set(sources.walBytes());

@@ -61,7 +61,7 @@ describe('SQLite checkpoints in a worker thread', () => {
       let written = 0;
       for (;;) {
         await db.transaction().execute(async (trx) => {
-          for (let i = 0; i < 4; i++) await trx.insertInto('filler' as never).values({ value } as never).execute();
+          for (let i = 0; i < 4; i++) await sql`insert into filler (value) values (${value})`.execute(trx);
         });
         written += 4 * value.length;
         // A turn of the event loop between commits, as a server's group commit takes one.

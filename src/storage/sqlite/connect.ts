@@ -10,7 +10,7 @@ import { cachingStatements } from './statement-cache.js';
 
 /**
  * The WAL size past which the log should start over (see `startCheckpointer`), and the size its
- * file is cut back to when it does: 64 MiB, a few seconds of the heaviest ingest.
+ * file is cut back to when it does: 64 MiB, about five seconds of WAL at a steady 200 uplinks a second.
  */
 export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
 
