@@ -21,7 +21,7 @@ const CTXT = JSON.stringify({
  * Messages `from` to `to` (exclusive) of every module, in one INSERT … SELECT per slice: the module's
  * own device takes even ones (keep-alives), its child odd ones (temperature events). Uplinks of all
  * modules interleave in time as they would arrive, 10 minutes apart per module. Each with its wire
- * form in `body`, as ingestion writes it (a test holds this text equal to `messageBody`'s).
+ * form in `body`, as ingestion writes it (`populate` checks this text against `messageBody`'s).
  */
 export async function fill(context: Context, from: number, to: number): Promise<void> {
   const db = context.storage.db;
@@ -88,6 +88,7 @@ async function checkBodies(context: Context): Promise<void> {
   }
 }
 
+/** How many messages the database holds. */
 export async function count(context: Context): Promise<number> {
   const row = await context.storage.db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
