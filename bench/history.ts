@@ -109,26 +109,29 @@ async function serve(dialect: 'sqlite' | 'postgres', size: number): Promise<Serv
 }
 
 /**
- * Each history route, then the floor, loaded alone under the profiler: the floor's profile shows
- * what the HTTP stack costs per answer (the socket write above all), so that the history profile's
- * share of it can be told from snsr's own work.
+ * Each route given (a label for its file, and the route), loaded alone under the profiler: the
+ * floor's profile shows what the HTTP stack costs per answer (the socket write above all), so that
+ * the history profile's share of it can be told from snsr's own work.
  */
-async function profile(dialect: string, routes: Record<string, Route>, measure: Measure): Promise<void> {
+async function profile(dialect: string, routes: [label: string, route: Route][], measure: Measure): Promise<void> {
   if (!PROFILE_DIR) return;
   mkdirSync(PROFILE_DIR, { recursive: true });
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
-  for (const name of [...Object.keys(routes).filter((name) => name.endsWith(HISTORY)), FLOOR]) {
+  for (const [label, route] of routes) {
     await session.post('Profiler.start');
-    const figure = (await measure({ [name]: routes[name]! }, 3))[name]!;
+    const figure = (await measure({ [label]: route }, 3))[label]!;
     const { profile: taken } = await session.post('Profiler.stop');
-    const file = join(PROFILE_DIR, `${name === FLOOR ? 'floor' : `history-${name.split(' ')[0]}`}-${dialect}.cpuprofile`);
+    const file = join(PROFILE_DIR, `${label}-${dialect}.cpuprofile`);
     writeFileSync(file, JSON.stringify(taken));
-    console.log(`${dialect}: CPU profile of ${name} alone (${fmt(figure.rate)}/s, ${fmt(figure.cpuUs)} µs CPU per answer) written to ${file}`);
+    console.log(`${dialect}: CPU profile of ${label} alone (${fmt(figure.rate)}/s, ${fmt(figure.cpuUs)} µs CPU per answer) written to ${file}`);
   }
   session.disconnect();
 }
+
+/** A route's name in the rounds: its size and what it is. */
+const key = (size: number, name: string): string => `${size} ${name}`;
 
 async function benchDialect(dialect: 'sqlite' | 'postgres', measure: Measure): Promise<string[]> {
   const sizes: Served[] = [];
@@ -142,15 +145,15 @@ async function benchDialect(dialect: 'sqlite' | 'postgres', measure: Measure): P
     floor = await floorServer(sizes[0]!.page);
     // Both sizes' routes and the floor in the same rounds: the same machine, the same moments.
     const routes: Record<string, Route> = { [FLOOR]: { port: floor.port, paths: ['/floor.json'], tokens: sizes[0]!.tokens } };
-    for (const { size, routes: own } of sizes) for (const [name, route] of Object.entries(own)) routes[`${size} ${name}`] = route;
+    for (const { size, routes: own } of sizes) for (const [name, route] of Object.entries(own)) routes[key(size, name)] = route;
     const all = await measure(routes);
     const base = all[FLOOR]!;
     const print = (stored: string, name: string, f: Figure) =>
       console.log(row([dialect, stored, name, fmt(f.rate), fmt(f.rate / base.rate, 3), fmt(f.p50, 2), fmt(f.p99, 2), fmt(f.errors), fmt(f.cpuUs), fmt(f.dbUs), fmt(base.cpuUs / (f.cpuUs + f.dbUs), 3)]));
     print('-', FLOOR, base);
-    for (const { size, routes: own } of sizes) for (const name of Object.keys(own)) print(fmt(size), name, all[`${size} ${name}`]!);
-    await profile(dialect, routes, measure);
-    const history = (size: number): Figure => all[`${size} ${HISTORY}`]!;
+    for (const { size, routes: own } of sizes) for (const name of Object.keys(own)) print(fmt(size), name, all[key(size, name)]!);
+    await profile(dialect, [...sizes.map(({ size, routes: own }): [string, Route] => [`history-${size}`, own[HISTORY]!]), ['floor', routes[FLOOR]!]], measure);
+    const history = (size: number): Figure => all[key(size, HISTORY)]!;
     const target = dialect === 'sqlite' ? 0.4 : 0.25;
     const summary = [SMALL, LARGE].map((size) => {
       const ratio = history(size).rate / base.rate;
@@ -173,14 +176,9 @@ export async function run(): Promise<void> {
       `${MODULES} modules (each with one child), random module per request; each size in its own database, both measured in the same ${ROUNDS} interleaved rounds × ${ROUND_MS / 1000} s per route; each figure the median of the rounds`,
     );
     console.log(`machine load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(row(['dialect', 'stored', 'route', 'req/s', '× floor', 'p50 ms', 'p99 ms', 'errors', 'CPU µs', 'DB µs', 'CPU ×']));
     const summary: string[] = [];
-    let header = false;
-    for (const dialect of ['sqlite', 'postgres'] as const) {
-      if (!DIALECTS.includes(dialect)) continue;
-      if (!header) console.log(row(['dialect', 'stored', 'route', 'req/s', '× floor', 'p50 ms', 'p99 ms', 'errors', 'CPU µs', 'DB µs', 'CPU ×']));
-      header = true;
-      summary.push(...(await benchDialect(dialect, measure)));
-    }
+    for (const dialect of ['sqlite', 'postgres'] as const) if (DIALECTS.includes(dialect)) summary.push(...(await benchDialect(dialect, measure)));
     console.log(summary.join('\n'));
     console.log(`machine load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes share the cores: compare figures within one run)`);
   } finally {
