@@ -27,6 +27,7 @@ import { benchDatabase } from '../test/helpers/scratch-database.js';
 import type { ScratchDatabase } from '../test/helpers/scratch-database.js';
 import { MODULES, count, fill, populate } from './lib/history-fill.js';
 import { CONNECTIONS, ROUND_MS, ROUNDS, loadGenerator } from './lib/history-load.js';
+import { atLeast, atMost, checked } from './lib/target-figures.js';
 import type { Figure, Measure, Route } from './lib/history-load.js';
 
 /** 20 messages per module: history answers the full amount=20 page at both sizes (with 10,000 it had 10). */
@@ -157,10 +158,11 @@ async function benchDialect(dialect: 'sqlite' | 'postgres', measure: Measure): P
     const target = dialect === 'sqlite' ? 0.4 : 0.25;
     const summary = [SMALL, LARGE].map((size) => {
       const ratio = history(size).rate / base.rate;
-      return `${dialect}: history at ${fmt(size)} = ${fmt(ratio, 3)} of the floor (target ≥ ${target}: ${ratio >= target ? 'met' : 'MISSED'})`;
+      const { shown, verdict } = atLeast(ratio, target, 4);
+      return `${dialect}: history at ${fmt(size)} = ${shown} of the floor (${verdict})`;
     });
     const growth = history(LARGE).p99 / history(SMALL).p99;
-    summary.push(`${dialect}: history p99 at ${fmt(LARGE)} / at ${fmt(SMALL)}, in the same rounds = ${fmt(growth, 2)}× (target ≤ 1.5×: ${growth <= 1.5 ? 'met' : 'MISSED'})`);
+    summary.push(`${dialect}: history p99 at ${fmt(LARGE)} / at ${fmt(SMALL)}, in the same rounds = ${checked(atMost(growth, 1.5, 3, '×'))}`);
     return summary;
   } finally {
     await floor?.close();

@@ -13,6 +13,7 @@ import { buildServer } from '../src/http/server.js';
 import { benchDatabase } from '../test/helpers/scratch-database.js';
 import { benchUplink, fmt, forkLoadGenerator, median, percentile } from './lib/closed-loop.js';
 import type { LoadJob } from './lib/closed-loop.js';
+import { atMost, checked } from './lib/target-figures.js';
 
 const CONNECTIONS = 8;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -84,7 +85,7 @@ export async function run(): Promise<void> {
       }
       const on = median(rounds[`limits on|${name}`]!.map((r) => r.rate));
       const cost = (1 - on / off) * 100;
-      console.log(`${name}: the limits cost ${fmt(cost, 1)} % of the throughput (target < 5 %: ${cost < 5 ? 'met' : 'MISSED'})`);
+      console.log(`${name}: the limits cost ${checked(atMost(cost, 5, 1, ' %', true))} of the throughput`);
     }
     console.log(`machine load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     await limited.close();
