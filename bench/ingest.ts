@@ -38,13 +38,15 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 
 function next<T extends Message['type']>(child: ChildProcess, type: T): Promise<Extract<Message, { type: T }>> {
   return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`bench server exited with ${code}`));
     const onMessage = (message: Message) => {
       if (message.type !== type) return;
       child.off('message', onMessage);
+      child.off('exit', onExit);
       resolve(message as Extract<Message, { type: T }>);
     };
     child.on('message', onMessage);
-    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+    child.once('exit', onExit);
   });
 }
 
