@@ -56,12 +56,14 @@ export async function run(): Promise<void> {
     ];
     console.log(`node ${process.version}, ${cpus().length} cores, SQLite; servers in this process, load from a second one over ${CONNECTIONS} keep-alive connections`);
     console.log(`each figure the median of ${ROUNDS} interleaved rounds × ${ROUND_MS / 1000} s; machine load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    console.log(row(['limits', 'route', 'req/s', 'of off', 'p50 ms', 'p99 ms', 'errors']));
-    const rounds: Record<string, { rate: number; p50: number; p99: number; errors: number }[]> = {};
+    console.log(row(['limits', 'route', 'req/s', 'of off', 'p50 ms', 'p99 ms', 'errors', 'CPU µs']));
+    const rounds: Record<string, { rate: number; p50: number; p99: number; errors: number; cpuUs: number }[]> = {};
     const go = async (server: string, job: (typeof paths)[number][1], durationMs: number) => {
+      const cpu = process.cpuUsage();
       const result = await ask({ ...job, port: ports[server]!, durationMs, seqStart: seq });
+      const used = process.cpuUsage(cpu);
       seq += result.requests + result.errors + CONNECTIONS;
-      return result;
+      return { ...result, cpuUs: (used.user + used.system) / Math.max(1, result.requests) };
     };
     for (const [, job] of paths) for (const server of Object.keys(ports)) await go(server, job, WARMUP_MS);
     for (let round = 0; round < ROUNDS; round++) {
@@ -71,7 +73,8 @@ export async function run(): Promise<void> {
         for (const server of order) {
           const result = await go(server, job, ROUND_MS);
           const latencies = result.latenciesMs.sort((a, b) => a - b);
-          (rounds[`${server}|${name}`] ??= []).push({ rate: result.requests / result.seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), errors: result.errors });
+          const figures = { rate: result.requests / result.seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), errors: result.errors, cpuUs: result.cpuUs };
+          (rounds[`${server}|${name}`] ??= []).push(figures);
         }
       }
     }
@@ -81,11 +84,16 @@ export async function run(): Promise<void> {
         const list = rounds[`${server}|${name}`]!;
         const rate = median(list.map((r) => r.rate));
         const errors = list.reduce((sum, r) => sum + r.errors, 0);
-        console.log(row([server, name, fmt(rate), `${fmt((rate / off) * 100, 1)} %`, fmt(median(list.map((r) => r.p50)), 2), fmt(median(list.map((r) => r.p99)), 2), fmt(errors)]));
+        const cpuUs = median(list.map((r) => r.cpuUs));
+        console.log(row([server, name, fmt(rate), `${fmt((rate / off) * 100, 1)} %`, fmt(median(list.map((r) => r.p50)), 2), fmt(median(list.map((r) => r.p99)), 2), fmt(errors), fmt(cpuUs, 1)]));
       }
       const on = median(rounds[`limits on|${name}`]!.map((r) => r.rate));
       const cost = (1 - on / off) * 100;
-      console.log(`${name}: the limits cost ${checked(atMost(cost, 5, 1, ' %', true))} of the throughput`);
+      // The same cost as CPU per request: the median over the rounds of on's over off's beside it.
+      const cpu = (server: string) => rounds[`${server}|${name}`]!.map((r) => r.cpuUs);
+      const offCpu = cpu('limits off');
+      const cpuCost = (median(cpu('limits on').map((us, i) => us / offCpu[i]!)) - 1) * 100;
+      console.log(`${name}: the limits cost ${checked(atMost(cost, 5, 1, ' %', true))} of the throughput; ${fmt(cpuCost, 1)} % more CPU per request`);
     }
     console.log(`machine load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     await limited.close();
