@@ -26,6 +26,7 @@ import type { presentMessage } from '../src/wire/message.js';
 import { benchDatabase } from '../test/helpers/scratch-database.js';
 import type { ScratchDatabase } from '../test/helpers/scratch-database.js';
 import { MODULES, count, fill, populate } from './lib/history-fill.js';
+import { fmt } from './lib/closed-loop.js';
 import { CONNECTIONS, ROUND_MS, ROUNDS, loadGenerator } from './lib/history-load.js';
 import { atLeast, atMost, checked } from './lib/target-figures.js';
 import type { Figure, Measure, Route } from './lib/history-load.js';
@@ -42,7 +43,6 @@ const FLOOR = 'floor: bare Fastify, same bytes';
 const CONSTANT = 'constant 20 messages, schema';
 const HISTORY = 'history.json?amount=20';
 
-const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const row = (cells: string[]): string => cells.map((c, i) => (i < 3 ? c.padEnd([9, 12, 30][i]!) : c.padStart(10))).join('');
 
 /** One size's database and snsr server: its two routes to load, and what its history page answers. */

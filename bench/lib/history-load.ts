@@ -5,6 +5,7 @@ import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { Agent, get } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { median, percentile } from './closed-loop.js';
 import { backendCpuMs, cpuSpent } from './proc-cpu.js';
 
 export const CONNECTIONS = 8;
@@ -84,8 +85,6 @@ export interface Figure {
   dbUs: number;
 }
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 export type Measure = (routes: Record<string, Route>, roundCount?: number) => Promise<Record<string, Figure>>;
 

@@ -49,8 +49,8 @@ const pad = (cells: string[]) => cells.map((c, i) => (i < 3 ? c.padEnd(WIDTHS[i]
 
 export function printRows(rows: Row[], walLimitBytes: number): void {
   console.log(pad(['database', 'route', 'traffic', 'callbacks/s', '× floor', 'uplinks/s', 'ack p50', 'ack p99', 'server RSS', 'snsr CPU', 'PG CPU', 'server busy']));
-  for (const row of rows) {
-    const f = figures(row);
+  const figured = rows.map((row) => ({ row, f: figures(row) }));
+  for (const { row, f } of figured) {
     const snsr = row.route === 'snsr';
     const ms = (value: number | null) => (value === null || !snsr ? '-' : `${value.toFixed(3)} ms`);
     const cells = [row.dialect, row.route, row.traffic, f.callbacks.toFixed(0), f.ratio.toFixed(3), f.uplinks.toFixed(0), `${f.p50.toFixed(1)} ms`, `${f.p99.toFixed(1)} ms`];
@@ -62,8 +62,7 @@ export function printRows(rows: Row[], walLimitBytes: number): void {
   console.log('per station that heard it); every acknowledged uplink was found stored. snsr CPU, PG CPU = CPU time per new uplink of');
   console.log('the snsr process and of the PostgreSQL backends serving it (/proc), over all rounds. server busy = event-loop');
   console.log('utilization: well below 100 %, something else was the limit.');
-  for (const row of rows.filter((r) => r.route === 'snsr' && r.traffic === 'one station')) {
-    const f = figures(row);
+  for (const { row, f } of figured.filter(({ row: r }) => r.route === 'snsr' && r.traffic === 'one station')) {
     const goal = row.dialect === 'sqlite' ? 0.4 : 0.15;
     const ratio = atLeast(f.ratio, goal, 4);
     const checks = [`${ratio.shown} of the floor (${ratio.verdict})`];
