@@ -25,6 +25,7 @@ const MAX_APP_ROUNDS = 4;
 export class SendQueue {
   /** Claimed, not sent yet, oldest first. */
   private ready: ClaimedDelivery[] = [];
+  /** Every delivery being sent or having its result written, until both are done: what `concurrency` limits. */
   private readonly inFlight = new Map<number, { done: Promise<void>; abort: AbortController }>();
   private running = false;
 
@@ -152,17 +153,32 @@ export class SendQueue {
     return performance.now() - delivery.claimedAt + this.times.timeoutMs + FENCE_MARGIN_MS <= this.times.leaseMs;
   }
 
+  /**
+   * Sends one delivery. Its request counts against the app's limit until it is over, so the app's
+   * next may go out while this one's result is written (a commit shared with other results); the
+   * worker's `concurrency` counts it until its result is written, so that results keep being
+   * written, and the next sends fenced, many at a time.
+   */
   private dispatch(delivery: ClaimedDelivery): void {
     const abort = new AbortController();
     this.shares.count(delivery.appId, 1, 0);
+    let requesting = true;
+    const over = () => {
+      if (!requesting) return;
+      requesting = false;
+      this.shares.count(delivery.appId, -1, 0);
+      // Not from within the step's synchronous start, which runs inside `pump`'s own loop.
+      queueMicrotask(() => this.pump());
+    };
     const done = this.step
-      .run(delivery, abort.signal)
+      .run(delivery, abort.signal, over)
       // The lease is gone from the database: this app may have room for another claim now.
       .then(() => this.wantMore())
       .catch((error: unknown) => this.log.error({ err: error, delivery: delivery.id }, 'recording a callback failed; its lease will expire and it will be sent again'))
       .finally(() => {
+        over();
         this.inFlight.delete(delivery.id);
-        this.shares.count(delivery.appId, -1, -1);
+        this.shares.count(delivery.appId, 0, -1);
         this.pump();
       });
     this.inFlight.set(delivery.id, { done, abort });

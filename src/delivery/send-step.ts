@@ -44,18 +44,25 @@ export class SendStep {
     readonly stats: SendStats,
   ) {}
 
-  /** True when the result went into the database, false when the lease was lost first (or nothing was sent). */
-  async run(delivery: ClaimedDelivery, signal: AbortSignal): Promise<boolean> {
+  /**
+   * True when the result went into the database, false when the lease was lost first (or nothing
+   * was sent). `over` is called as soon as no request of this delivery is in flight any more (it
+   * came back, failed, or was never written), before the result is written: the app's in-flight
+   * limit counts requests at its receiver, not results waiting for a commit.
+   */
+  async run(delivery: ClaimedDelivery, signal: AbortSignal, over: () => void = () => {}): Promise<boolean> {
     const { id, lease } = delivery;
     // Nothing is sent in these cases: the row keeps the attempts it had before this claim.
     const unsent = delivery.attempts - 1;
     if (delivery.callbackUrl === null) {
       // The app's callbackurl was cleared after the message was queued: nowhere to send it.
+      over();
       return this.results.record(id, lease, { status: 'failed', attempts: unsent, statusCode: null, error: 'the app has no callbackurl' });
     }
     if (delivery.attempts > this.settings.maxAttempts) {
       // Earlier claims ended without a result (their workers died or stalled mid-send): each counted.
       const error = `gave up after ${unsent} attempts; the last ended without a result (its worker stopped)`;
+      over();
       return this.results.record(id, lease, { status: 'failed', attempts: unsent, statusCode: null, error });
     }
     let body: string;
@@ -63,6 +70,7 @@ export class SendStep {
       body = deliveryBody(delivery.subject, delivery.appId);
     } catch (error) {
       const reason = `the stored ${delivery.subject.kind} cannot be encoded: ${(error as Error).message}`;
+      over();
       return this.results.record(id, lease, { status: 'failed', attempts: unsent, statusCode: null, error: reason });
     }
     const headers = {
@@ -77,6 +85,7 @@ export class SendStep {
       slots.held < this.shares.sending(delivery.appId) || started > writeBy
         ? ({ kind: 'fenced' } as const)
         : await this.sender.send(delivery.callbackUrl, body, headers, { signal, writeBy });
+    over();
     if (outcome.kind === 'aborted' || outcome.kind === 'fenced') {
       if (outcome.kind === 'fenced') {
         this.stats.fenced++;

@@ -8,10 +8,18 @@ export interface Received {
   /** the raw body, exactly as sent (signatures are over these bytes) */
   body: string;
   at: number;
+  /** when the answer was written (`Date.now()`); unset while the request is held open */
+  answeredAt?: number;
 }
 
-/** How to answer the n-th request (0-based): a status, or hold it open for `delayMs` first. */
-export type Behaviour = (n: number, request: Received) => { status: number; delayMs?: number; body?: string; headers?: Record<string, string> };
+/**
+ * How to answer the n-th request (0-based): a status, held open until `until` settles (if given)
+ * and then for `delayMs` (if given).
+ */
+export type Behaviour = (
+  n: number,
+  request: Received,
+) => { status: number; delayMs?: number; until?: Promise<unknown>; body?: string; headers?: Record<string, string> };
 
 export interface Receiver {
   url: string;
@@ -40,10 +48,12 @@ export async function startReceiver(behaviour: Behaviour = () => ({ status: 200 
       const reply = () => {
         pending.delete(response);
         if (response.destroyed) return;
+        entry.answeredAt = Date.now();
         response.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers }).end(answer.body ?? '');
       };
-      if (answer.delayMs) setTimeout(reply, answer.delayMs);
-      else reply();
+      const delayed = () => (answer.delayMs ? setTimeout(reply, answer.delayMs) : reply());
+      if (answer.until) void answer.until.finally(delayed);
+      else delayed();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
