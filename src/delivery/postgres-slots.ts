@@ -11,6 +11,11 @@ interface Held {
   slots: Set<number>;
   /** `performance.now()` until which they are surely still ours. */
   validUntil: number;
+  /**
+   * Slots taken since the last renewal was asked for, with when their take answered: a renewal
+   * asked for before that may have read the table before they were in it.
+   */
+  taken: Map<number, number>;
 }
 
 /**
@@ -49,7 +54,7 @@ export class PostgresSlots implements AppSlots {
 
   private async take(appId: number, want: number): Promise<number | undefined> {
     if (Math.min(want, this.limit) <= this.held(appId)) return this.held(appId);
-    const current = this.held(appId) > 0 ? this.mine.get(appId)! : { slots: new Set<number>(), validUntil: Infinity };
+    const current = this.held(appId) > 0 ? this.mine.get(appId)! : { slots: new Set<number>(), validUntil: Infinity, taken: new Map<number, number>() };
     const candidates = Array.from({ length: this.limit }, (_, slot) => slot).filter((slot) => !current.slots.has(slot));
     const missing = Math.min(want, this.limit) - current.slots.size;
     const asked = performance.now();
@@ -70,7 +75,11 @@ export class PostgresSlots implements AppSlots {
         where delivery_slots.until_ms <= excluded.until_ms - ${this.ttlMs} or delivery_slots.holder = excluded.holder
         returning slot`.execute(this.db);
       if (rows.length > 0) {
-        for (const row of rows) current.slots.add(Number(row.slot));
+        const answered = performance.now();
+        for (const row of rows) {
+          current.slots.add(Number(row.slot));
+          current.taken.set(Number(row.slot), answered);
+        }
         current.validUntil = Math.min(current.validUntil, asked + this.ttlMs - slotMargin(this.ttlMs));
         this.mine.set(appId, current);
       }
@@ -110,7 +119,12 @@ export class PostgresSlots implements AppSlots {
     return run;
   }
 
-  /** Moves the end of this worker's live slots of these apps one lifetime ahead; what it still holds. */
+  /**
+   * Moves the end of this worker's live slots of these apps one lifetime ahead; what it still holds.
+   * Slots whose take answered after this renewal was asked for are kept as the take left them: the
+   * update may have run before they were in the table (a take and a renewal run side by side, on
+   * two connections), and not finding them says nothing of them.
+   */
   private async renew(apps: number[]): Promise<Map<number, SlotFence>> {
     const asked = performance.now();
     const { rows } = await sql<{ app_id: number; slot: number }>`
@@ -118,12 +132,17 @@ export class PostgresSlots implements AppSlots {
       update delivery_slots set until_ms = clock.ms + ${this.ttlMs} from clock
       where holder = ${this.holder} and app_id = any(${apps}::bigint[]) and until_ms > clock.ms
       returning app_id, slot`.execute(this.db);
-    const validUntil = asked + this.ttlMs - slotMargin(this.ttlMs);
+    const renewedUntil = asked + this.ttlMs - slotMargin(this.ttlMs);
     const fences = new Map<number, SlotFence>();
     for (const appId of apps) {
       const slots = new Set(rows.filter((row) => Number(row.app_id) === appId).map((row) => Number(row.slot)));
+      const previous = this.held(appId) > 0 ? this.mine.get(appId) : undefined;
+      const taken = new Map([...(previous?.taken ?? [])].filter(([, answered]) => answered > asked));
+      for (const slot of taken.keys()) slots.add(slot);
+      // Slots kept from a take are good until the take said: the older of the two ends counts.
+      const validUntil = taken.size > 0 ? Math.min(renewedUntil, previous!.validUntil) : renewedUntil;
       if (slots.size === 0) this.mine.delete(appId);
-      else this.mine.set(appId, { slots, validUntil });
+      else this.mine.set(appId, { slots, validUntil, taken });
       fences.set(appId, { held: slots.size, validUntil: slots.size > 0 ? validUntil : 0 });
     }
     return fences;

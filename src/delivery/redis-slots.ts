@@ -116,11 +116,15 @@ export class RedisSlots implements AppSlots {
       const mine = this.held_.get(appId);
       if (!mine) continue;
       const asked = performance.now();
+      const renewing = new Set(mine.members);
       try {
-        const kept = (await this.redis.eval(RENEW, 1, key(appId), this.ttlMs, ...mine.members)) as string[];
+        const kept = new Set((await this.redis.eval(RENEW, 1, key(appId), this.ttlMs, ...renewing)) as string[]);
         if (this.held_.get(appId) !== mine) continue;
-        mine.members = mine.members.filter((member) => kept.includes(member));
-        mine.validUntil = asked + this.ttlMs - margin(this.ttlMs);
+        // Members acquired meanwhile were not asked about: they stay, good until their acquisition said.
+        const added = mine.members.some((member) => !renewing.has(member));
+        mine.members = mine.members.filter((member) => !renewing.has(member) || kept.has(member));
+        const renewedUntil = asked + this.ttlMs - margin(this.ttlMs);
+        mine.validUntil = added ? Math.min(mine.validUntil, renewedUntil) : renewedUntil;
         if (mine.members.length === 0) this.held_.delete(appId);
       } catch (error) {
         this.onError(error);

@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { PostgresSlots } from '../../src/delivery/postgres-slots.js';
 import { openStorage } from '../../src/storage/storage.js';
 import type { Storage } from '../../src/storage/storage.js';
+import type { Database } from '../../src/storage/schema.js';
 import { dialects, freshDatabase } from '../helpers/database.js';
 import type { TestDatabase } from '../helpers/database.js';
 
@@ -66,4 +68,34 @@ describe.runIf(dialects.includes('postgres'))('app sending slots (postgres)', ()
     await stalled.close();
     await other.close();
   });
+
+  it('a renewal that ran before a take landed keeps the slots taken: the sends they started are not fenced', async () => {
+    const db = await open();
+    const slots = new PostgresSlots(db, 'w', 4, 30_000, () => {});
+    expect(await slots.acquire(7, 2)).toBe(2);
+    let renewal: Promise<{ held: number }> | undefined;
+    await db.transaction().execute(async (trx) => {
+      // The held slots' rows are locked: the renewal's update reads the table, then waits on them.
+      await sql`select 1 from delivery_slots where holder = 'w' for update`.execute(trx);
+      renewal = slots.fence(7);
+      await waitForLockWait(db);
+      // Meanwhile two more slots are taken (new rows: nothing waits), and sends start on them.
+      expect(await slots.acquire(7, 4)).toBe(4);
+    });
+    // The renewal ends, having found the two slots it could see; the four are still this worker's.
+    expect((await renewal!).held).toBe(4);
+    expect(slots.held(7)).toBe(4);
+    expect((await slots.fence(7)).held).toBe(4);
+    expect((await rows()).map((r) => r.holder)).toEqual(['w', 'w', 'w', 'w']);
+    await slots.close();
+  });
 });
+
+/** Resolves once some statement on the database waits for a lock. */
+async function waitForLockWait(db: Kysely<Database>): Promise<void> {
+  for (;;) {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
+    if (rows[0]!.n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -46,6 +46,20 @@ describe('app sending slots in Redis', () => {
     expect(Date.now() - started).toBeGreaterThan(300);
   });
 
+  it('a renewal sent before an acquisition answered keeps what the acquisition added', async () => {
+    const app = 1_000_000 + Math.floor(Math.random() * 1_000_000);
+    const { slots } = await worker(4, 30_000);
+    expect(await slots.acquire(app, 2)).toBe(2);
+    // The acquisition's script goes out at once; the fence's renewal goes out at the end of this
+    // turn of the event loop, naming the two members held then, and answers after the acquisition.
+    const acquired = slots.acquire(app, 4);
+    const fenced = slots.fence(app);
+    expect(await acquired).toBe(4);
+    await fenced;
+    expect(slots.held(app)).toBe(4);
+    expect((await slots.fence(app)).held).toBe(4);
+  });
+
   it('says nothing of the slots while Redis is unreachable, rather than that others hold them all', async () => {
     const app = 1_000_000 + Math.floor(Math.random() * 1_000_000);
     const a = await worker(2, 30_000);
