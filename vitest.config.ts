@@ -18,5 +18,9 @@ export default defineConfig({
     // machine one spawn can take seconds. Tests wait on state, so a long limit only costs time on failure.
     testTimeout: 90_000,
     hookTimeout: 90_000,
+    // `expect.poll` waits on state: it returns as soon as the state is reached, so a long limit
+    // only costs time on failure. Vitest's default (1 s) failed a dashboard test on a busy machine
+    // whose page took longer than that to load its messages.
+    expect: { poll: { timeout: 20_000 } },
   },
 });
