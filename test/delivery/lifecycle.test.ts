@@ -165,7 +165,7 @@ describe.each(dialects)('delivery worker lifecycle (%s)', (dialect) => {
     fixture.app.context.startWorker({ pollMs: 20 });
     // Both apps' first requests go out together; which reaches its receiver first is the machine's
     // choice, so each is waited for.
-    const fast = await receiver.waitFor(5, 3000);
+    const fast = await receiver.waitFor(5, 30_000);
     // In the order they arrived: the first is the earliest.
     const [first, , third] = await slow.waitFor(3, 15_000);
     // All of the fast app's before the slow receiver answered even its first two.
