@@ -52,27 +52,13 @@ export class SendStep {
    */
   async run(delivery: ClaimedDelivery, signal: AbortSignal, over: () => void = () => {}): Promise<boolean> {
     const { id, lease } = delivery;
-    // Nothing is sent in these cases: the row keeps the attempts it had before this claim.
-    const unsent = delivery.attempts - 1;
-    if (delivery.callbackUrl === null) {
-      // The app's callbackurl was cleared after the message was queued: nowhere to send it.
+    const prepared = this.body(delivery);
+    if ('error' in prepared) {
       over();
-      return this.results.record(id, lease, { status: 'failed', attempts: unsent, statusCode: null, error: 'the app has no callbackurl' });
+      // Nothing is sent: the row keeps the attempts it had before this claim.
+      return this.results.record(id, lease, { status: 'failed', attempts: delivery.attempts - 1, statusCode: null, error: prepared.error });
     }
-    if (delivery.attempts > this.settings.maxAttempts) {
-      // Earlier claims ended without a result (their workers died or stalled mid-send): each counted.
-      const error = `gave up after ${unsent} attempts; the last ended without a result (its worker stopped)`;
-      over();
-      return this.results.record(id, lease, { status: 'failed', attempts: unsent, statusCode: null, error });
-    }
-    let body: string;
-    try {
-      body = deliveryBody(delivery.subject, delivery.appId);
-    } catch (error) {
-      const reason = `the stored ${delivery.subject.kind} cannot be encoded: ${(error as Error).message}`;
-      over();
-      return this.results.record(id, lease, { status: 'failed', attempts: unsent, statusCode: null, error: reason });
-    }
+    const { url, body } = prepared;
     const headers = {
       'x-snsr-delivery': delivery.uuid,
       'x-snsr-signature': signatureHeader(delivery.secret, body, Math.floor(Date.now() / 1000)),
@@ -84,7 +70,7 @@ export class SendStep {
     const outcome =
       slots.held < this.shares.sending(delivery.appId) || started > writeBy
         ? ({ kind: 'fenced' } as const)
-        : await this.sender.send(delivery.callbackUrl, body, headers, { signal, writeBy });
+        : await this.sender.send(url, body, headers, { signal, writeBy });
     over();
     if (outcome.kind === 'aborted' || outcome.kind === 'fenced') {
       if (outcome.kind === 'fenced') {
@@ -96,6 +82,21 @@ export class SendStep {
       return false;
     }
     return this.record(delivery, outcome, Math.round(performance.now() - started));
+  }
+
+  /** Where the request goes and its body, or why the delivery cannot be sent at all. */
+  private body(delivery: ClaimedDelivery): { url: string; body: string } | { error: string } {
+    // The app's callbackurl was cleared after the message was queued: nowhere to send it.
+    if (delivery.callbackUrl === null) return { error: 'the app has no callbackurl' };
+    if (delivery.attempts > this.settings.maxAttempts) {
+      // Earlier claims ended without a result (their workers died or stalled mid-send): each counted.
+      return { error: `gave up after ${delivery.attempts - 1} attempts; the last ended without a result (its worker stopped)` };
+    }
+    try {
+      return { url: delivery.callbackUrl, body: deliveryBody(delivery.subject, delivery.appId) };
+    } catch (error) {
+      return { error: `the stored ${delivery.subject.kind} cannot be encoded: ${(error as Error).message}` };
+    }
   }
 
   private async record(delivery: ClaimedDelivery, outcome: Exclude<SendOutcome, { kind: 'aborted' | 'fenced' }>, latencyMs: number): Promise<boolean> {
