@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { frames } from '../helpers/uplinks.js';
 import { tcpProxy } from '../helpers/tcp-proxy.js';
@@ -14,6 +14,10 @@ const MODULE = 'F0000001';
 const ATTACHED = 'F0000002';
 /** The module page's polling period before the stream (and while it is offline). */
 const LIVE_MS = 5000;
+/** How long a dropped stream may try to come back before the page polls (web/src/live-stream.ts). */
+const GRACE_MS = 10_000;
+/** The longest wait before a refused stream is tried again (web/src/live-stream.ts). */
+const REOPEN_MAX_MS = 30_000;
 /** The feed's own reads (polling used recents.json); raw uplinks are the signal's. */
 const FEED_READ = /\/msgs\/(recents|history)\.json/;
 const RAW = '/iot/devices/msgs/sfx/history.json';
@@ -49,6 +53,14 @@ describe.skipIf(!run)('the dashboard live over the event stream, in Chromium', {
   let appId: number;
   const heading = (name: string) => page.getByRole('heading', { name, exact: true, level: 1 });
   const indicator = (text: string | RegExp) => page.locator('.live-indicator').filter({ hasText: text });
+  /**
+   * Moves the page's clock `ms` ahead, firing every timer due in that time once (a poll, a retry),
+   * then leaves a second for any request that started to show.
+   */
+  const pass = async (ms: number) => {
+    await page.clock.fastForward(ms);
+    await page.waitForTimeout(1000);
+  };
   const openStreams = async () => {
     const text = await (await fetch(`${server.url}/metrics`)).text();
     return Number(/^snsr_open_streams (\d+)/m.exec(text)?.[1]);
@@ -72,6 +84,9 @@ describe.skipIf(!run)('the dashboard live over the event stream, in Chromium', {
     expect(attached.status).toBe(200);
     browser = await launchChromium();
     ({ page, errors: pageErrors } = await openDashboard(browser, server.url));
+    // The page's timers run on a clock the tests move ahead instead of waiting out polling periods
+    // and backoffs; between the jumps its time flows as usual.
+    await page.clock.install();
     page.setDefaultTimeout(30_000);
     await signIn(page, `${server.url}/`);
     await heading('Overview').waitFor();
@@ -93,7 +108,7 @@ describe.skipIf(!run)('the dashboard live over the event stream, in Chromium', {
     await page.locator('table.messages tbody tr.fresh').first().waitFor();
     // The message came with the event: nothing read it. Then a window longer than the old poll.
     expect(calls.filter((call) => FEED_READ.test(call))).toEqual([]);
-    await page.waitForTimeout(LIVE_MS * 1.5);
+    await pass(LIVE_MS * 1.5);
     // Only the state read again after the message (debounced): once each, no periodic call.
     const paths = calls.map((call) => call.split('?')[0]!);
     expect(paths.filter((p) => FEED_READ.test(p))).toEqual([]);
@@ -140,11 +155,15 @@ describe.skipIf(!run)('the dashboard live over the event stream, in Chromium', {
     await uplink(server, ATTACHED, frames.keepAlive(1));
     await page.locator('table.deliveries tr[data-status="failed"]').first().waitFor();
     await page.getByRole('button', { name: 'Retry all failed (1)' }).waitFor();
-    await page.waitForTimeout(LIVE_MS * 1.5);
-    const deliveryReads = calls.filter((call) => call.includes('/deliveries.json')).length;
+    const deliveryReads = () => calls.filter((call) => call.includes('/deliveries.json')).length;
+    await pass(LIVE_MS * 1.5);
     // One outcome, one read (or two if a retrying outcome came first): no reads every 5 s.
-    expect(deliveryReads).toBeGreaterThan(0);
-    expect(deliveryReads).toBeLessThanOrEqual(2);
+    const read = deliveryReads();
+    expect(read).toBeGreaterThan(0);
+    expect(read).toBeLessThanOrEqual(2);
+    // Any read still due has happened: another period brings none.
+    await pass(LIVE_MS * 1.5);
+    expect(deliveryReads()).toBe(read);
   });
 
   it('bumps the open-alerts count of the overview when an alert is raised', async () => {
@@ -188,7 +207,8 @@ describe.skipIf(!run)('the dashboard live over the event stream, in Chromium', {
   });
 
   it('falls back to polling while the stream is refused, and goes live again when it is back', async () => {
-    await page.route('**/iot/developers/stream**', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: '{"message":"down"}' }));
+    let refused = 0;
+    await page.route('**/iot/developers/stream**', (route) => (refused++, route.fulfill({ status: 503, contentType: 'application/json', body: '{"message":"down"}' })));
     const { calls } = recordCalls(page);
     await page.goto(`${server.url}/modules/${MODULE}`);
     await heading(`Module ${MODULE}`).waitFor();
@@ -202,18 +222,33 @@ describe.skipIf(!run)('the dashboard live over the event stream, in Chromium', {
     const box = (await messages.boundingBox())!;
     await page.screenshot({ path: join(SCREENSHOTS, 'live-offline-phone.png'), clip: { x: 0, y: Math.max(0, box.y - 10), width: 390, height: 320 } });
     await page.setViewportSize({ width: 1280, height: 900 });
-    await expect.poll(() => calls.filter((call) => call.includes('/recents.json')).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+    // From here the page's time moves only when the test moves it. The stream is tried again 5 s
+    // after its refusal, then 10 s after that: at 10 s only a poll can read what came meanwhile.
+    await page.clock.pauseAt((await page.evaluate<number>('Date.now()')) + 2000);
+    let pending = 0;
+    const started = (request: Request) => void (request.url().includes('/recents.json') && pending++);
+    const ended = (request: Request) => void (request.url().includes('/recents.json') && pending--);
+    page.on('request', started).on('requestfinished', ended).on('requestfailed', ended);
+    await page.clock.fastForward(LIVE_MS);
+    await expect.poll(() => refused).toBeGreaterThanOrEqual(2);
+    // The refusal's read (if the poll's did not already serve it) is done: none is in flight at 10 s.
+    await page.waitForTimeout(500);
+    await expect.poll(() => pending).toBe(0);
     const before = await page.locator('table.messages tbody tr').count();
     await uplink(server, MODULE, frames.keepAlive(5));
+    await page.clock.fastForward(LIVE_MS);
     await page.locator('table.messages tbody tr.fresh').first().waitFor({ timeout: 20_000 });
     expect(await page.locator('table.messages tbody tr').count()).toBe(before + 1);
+    page.off('request', started).off('requestfinished', ended).off('requestfailed', ended);
 
     await page.unroute('**/iot/developers/stream**');
+    // The stream is tried again when its backoff ends.
+    await page.clock.fastForward(REOPEN_MAX_MS);
     await indicator('Live').waitFor({ timeout: 45_000 });
     const polled = calls.filter((call) => call.includes('/recents.json')).length;
     await uplink(server, MODULE, frames.keepAlive(6));
     await expect.poll(() => page.locator('table.messages tbody tr.fresh').count()).toBe(2);
-    await page.waitForTimeout(LIVE_MS * 1.5);
+    await pass(LIVE_MS * 1.5);
     // Back live: the reconnection read once what was missed, then nothing was polled.
     expect(calls.filter((call) => call.includes('/recents.json')).length).toBeLessThanOrEqual(polled + 1);
   });
@@ -221,12 +256,15 @@ describe.skipIf(!run)('the dashboard live over the event stream, in Chromium', {
   it('says it is reconnecting when the connection drops, then offline, and catches up when it is back', async () => {
     // The page goes through a proxy the test takes down: same host, so the session cookie goes too.
     const proxy = await tcpProxy(Number(new URL(server.url).port));
+    // The page's time flows again (the test before paused it).
+    await page.clock.resume();
     try {
       await page.goto(`http://127.0.0.1:${proxy.port}/modules/${MODULE}`);
       await heading(`Module ${MODULE}`).waitFor();
       await indicator('Live').waitFor();
       await proxy.down();
       await indicator('Reconnecting…').waitFor();
+      await page.clock.fastForward(GRACE_MS);
       await indicator('Offline — refreshing every 5 s').waitFor({ timeout: 30_000 });
       // Sent while the page could not hear it: there once the stream is back.
       await uplink(server, MODULE, frames.keepAlive(7));
