@@ -299,7 +299,7 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
     await expect.poll(() => page.locator('table.messages tbody tr').count()).toBe(24);
     await page.locator('.chart canvas').first().waitFor();
 
-    const simulation = snsr(['simulate', '--url', server.url, '--modules', 'C0FE', '--rate', '4', '--uplinks', '24', '--seed', '7', '--quiet'], { SNSR_NETWORK_TOKEN: NETWORK_TOKEN });
+    const simulation = snsr(['simulate', '--url', server.url, '--modules', 'C0FE', '--rate', '12', '--uplinks', '24', '--seed', '7', '--quiet'], { SNSR_NETWORK_TOKEN: NETWORK_TOKEN });
     // Live: rows appear without a reload, marked new.
     await page.locator('table.messages tbody tr.fresh').first().waitFor({ timeout: 20_000 });
     const simulated = await simulation;
