@@ -35,6 +35,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const PIPELINE_UPLINKS = Number(process.env.BENCH_PIPELINE_UPLINKS ?? 10_000);
 
 function next<T extends Message['type']>(child: ChildProcess, type: T): Promise<Extract<Message, { type: T }>> {
   return new Promise((resolve, reject) => {
@@ -128,7 +129,10 @@ async function bench(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
       }
     }
     const floors = rounds[loads.findIndex((load) => load.route !== 'snsr')]!;
-    return loads.map(({ route, traffic }, i) => ({ dialect, route, traffic, rounds: rounds[i]!, floors }));
+    // The same process's pipeline without HTTP, for the one-station row: what ingesting costs alone.
+    server.send({ type: 'pipeline', uplinks: PIPELINE_UPLINKS, concurrency: CONCURRENCY, seed: seed++ } satisfies Command);
+    const pipeline = await next(server, 'pipeline');
+    return loads.map(({ route, traffic }, i) => ({ dialect, route, traffic, rounds: rounds[i]!, floors, ...(traffic === 'one station' && route === 'snsr' && { pipeline }) }));
   } finally {
     server.send({ type: 'stop' } satisfies Command);
     await new Promise((resolve) => server.once('exit', resolve));

@@ -1,6 +1,7 @@
 // The ingest bench's table and target lines, from the measured rounds of each load.
 import type { Summary } from '../../src/simulator/simulation.js';
 import type { ServerReport } from './ingest-server.js';
+import type { PipelineRun } from './pipeline-load.js';
 import { median } from './closed-loop.js';
 import { atLeast, atMost, checked } from './target-figures.js';
 
@@ -19,6 +20,8 @@ export interface Row {
   traffic: string;
   rounds: Round[];
   floors: Round[];
+  /** The same process's pipeline driven without HTTP (the one-station row). */
+  pipeline?: PipelineRun;
 }
 
 const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
@@ -75,5 +78,22 @@ export function printRows(rows: Row[], walLimitBytes: number): void {
       checks.push(`PostgreSQL CPU ${checked(atMost(f.databaseMs ?? NaN, 0.3, 4, ' ms/uplink'))}`);
     }
     console.log(`${row.dialect}, every request a new uplink: ${checks.join('; ')}`);
+    if (row.pipeline) console.log(`${row.dialect}, ${cpuShares(row.pipeline, f.snsrMs, row.floors)}`);
   }
+}
+
+/**
+ * The pipeline's CPU per uplink without HTTP beside the route's and the floor server's per request,
+ * and the share of the floor each would give were the process's CPU the only limit (as it nearly is
+ * for both servers): floor ÷ route for the route as measured, floor ÷ (floor + pipeline) for one
+ * whose HTTP cost no more than the bare server's.
+ */
+function cpuShares(pipeline: PipelineRun, routeMs: number, floors: Round[]): string {
+  const alone = pipeline.cpuMs / Math.max(1, pipeline.fresh);
+  const floor = sum(floors.map((r) => r.server.cpuMs)) / Math.max(1, sum(floors.map((r) => r.summary.callbacks.accepted)));
+  return (
+    `CPU per uplink: ${alone.toFixed(3)} ms in the pipeline alone (no HTTP, ${pipeline.fresh} uplinks), ${routeMs.toFixed(3)} ms through HTTP; ` +
+    `the floor's server ${floor.toFixed(3)} ms per request. By CPU: ${(floor / routeMs).toFixed(3)} of the floor as measured, ` +
+    `${(floor / (floor + alone)).toFixed(3)} with HTTP no dearer than the floor's`
+  );
 }

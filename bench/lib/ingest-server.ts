@@ -12,6 +12,8 @@ import { createContext } from '../../src/context.js';
 import { limitHeapGrowth } from '../../src/cli/heap-growth.js';
 import { buildServer } from '../../src/http/server.js';
 import { catalogCsv, generatedModules } from '../../src/simulator/fleet.js';
+import { pipelineAlone } from './pipeline-load.js';
+import type { PipelineRun } from './pipeline-load.js';
 
 export const MODULES = Number(process.env.BENCH_MODULES ?? 1000);
 export const UPLINK_PATH = '/network/sigfox/uplink';
@@ -28,9 +30,12 @@ export interface ServerReport {
   walPeakMb: number;
 }
 
-export type Message = { type: 'ready'; port: number; floorPort: number } | ({ type: 'report' } & ServerReport);
-/** What the orchestrator tells the server: start measuring (and profiling, under this name), report, stop. */
-export type Command = { type: 'reset'; profile?: string } | { type: 'report' } | { type: 'stop' };
+export type Message = { type: 'ready'; port: number; floorPort: number } | ({ type: 'report' } & ServerReport) | ({ type: 'pipeline' } & PipelineRun);
+/**
+ * What the orchestrator tells the server: start measuring (and profiling, under this name), report,
+ * run `uplinks` straight into the pipeline (no HTTP, `concurrency` in flight) and report that, stop.
+ */
+export type Command = { type: 'reset'; profile?: string } | { type: 'report' } | { type: 'pipeline'; uplinks: number; concurrency: number; seed: number } | { type: 'stop' };
 
 async function serve(): Promise<void> {
   const config = loadConfig();
@@ -86,6 +91,9 @@ async function serve(): Promise<void> {
       const raw = await context.storage.db.selectFrom('raw_messages').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
       const busy = performance.eventLoopUtilization(loop).utilization;
       process.send?.({ type: 'report', rssPeakMb: rssPeak / 2 ** 20, cpuMs: (used.user + used.system) / 1000, busy, rawMessages: Number(raw.n), walPeakMb: walPeak / 2 ** 20 } satisfies Message);
+    } else if (message.type === 'pipeline') {
+      const run = await pipelineAlone(context.ingest, generatedModules(MODULES), message.uplinks, message.concurrency, message.seed);
+      process.send?.({ type: 'pipeline', ...run } satisfies Message);
     } else if (message.type === 'stop') {
       await app.close();
       await bare.close();
