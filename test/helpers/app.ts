@@ -4,7 +4,7 @@ import { createContext } from '../../src/context.js';
 import type { Context } from '../../src/context.js';
 import { buildServer } from '../../src/http/server.js';
 import type { Server } from '../../src/http/server-types.js';
-import { freshDatabase } from './database.js';
+import { migratedDatabase } from './database.js';
 import type { Dialect } from './database.js';
 import { NO_SHEDDING } from './cli.js';
 
@@ -16,7 +16,7 @@ export interface TestApp {
 
 /** The real app on a fresh database of the dialect; `env` adds configuration variables. */
 export async function startApp(dialect: Dialect, env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await freshDatabase(dialect);
+  const database = await migratedDatabase(dialect);
   const config = loadConfig({ SNSR_SECRET: 'test-secret', SNSR_NETWORK_TOKEN: 'network-token', ...NO_SHEDDING, ...env, SNSR_DATABASE_URL: database.url });
   const context = await createContext(config, { log: pino({ level: 'silent' }) });
   const server = await buildServer(context);

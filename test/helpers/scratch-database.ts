@@ -14,10 +14,10 @@ export interface ScratchDatabase {
 
 /**
  * A new, empty database of the dialect, for one test suite or benchmark run: a SQLite file in a
- * temporary folder, or a new PostgreSQL database next to the admin URL's. Throws when PostgreSQL
- * does not answer.
+ * temporary folder, or a new PostgreSQL database next to the admin URL's (a copy of `template` when
+ * given). Throws when PostgreSQL does not answer.
  */
-export async function scratchDatabase(dialect: 'sqlite' | 'postgres', prefix = 'snsr_test'): Promise<ScratchDatabase> {
+export async function scratchDatabase(dialect: 'sqlite' | 'postgres', prefix = 'snsr_test', template?: string): Promise<ScratchDatabase> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), `${prefix.replaceAll('_', '-')}-`));
     return { url: `sqlite:${join(dir, 'snsr.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
@@ -26,7 +26,7 @@ export async function scratchDatabase(dialect: 'sqlite' | 'postgres', prefix = '
   const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 3000 });
   try {
     await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   } finally {
     await admin.end().catch(() => {});
   }
