@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openStorage } from '../src/storage/storage.js';
@@ -14,7 +15,7 @@ declare module 'vitest' {
   }
 }
 
-const MIGRATIONS = join(import.meta.dirname, '..', 'migrations', 'postgres');
+const MIGRATIONS = fileURLToPath(new URL('../migrations/postgres', import.meta.url));
 
 /**
  * The run's migrated template: named after the migrations' contents and the month (the migrations
