@@ -60,7 +60,7 @@ describe('snsr serve with SMTP', () => {
     const storage = await openStorage(database, { migrate: false });
     try {
       const holders = () => storage.db.selectFrom('leases').select('owner').where('name', '=', 'alert-mailer').execute();
-      await expect.poll(holders, { timeout: 20_000 }).toHaveLength(1);
+      await expect.poll(holders).toHaveLength(1);
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

@@ -1,11 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import type { Kysely } from 'kysely';
 import { PostgresSlots } from '../../src/delivery/postgres-slots.js';
 import { openStorage } from '../../src/storage/storage.js';
 import type { Storage } from '../../src/storage/storage.js';
-import type { Database } from '../../src/storage/schema.js';
-import { dialects, freshDatabase } from '../helpers/database.js';
+import { dialects, freshDatabase, waitForLockWait } from '../helpers/database.js';
 import type { TestDatabase } from '../helpers/database.js';
 
 describe.runIf(dialects.includes('postgres'))('app sending slots (postgres)', () => {
@@ -91,11 +89,3 @@ describe.runIf(dialects.includes('postgres'))('app sending slots (postgres)', ()
   });
 });
 
-/** Resolves once some statement on the database waits for a lock. */
-async function waitForLockWait(db: Kysely<Database>): Promise<void> {
-  for (;;) {
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
-    if (rows[0]!.n > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -1,4 +1,7 @@
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { inject } from 'vitest';
+import type { Database } from '../../src/storage/schema.js';
 import { scratchDatabase } from './scratch-database.js';
 import type { ScratchDatabase } from './scratch-database.js';
 
@@ -20,3 +23,13 @@ const postgresTemplate = inject('postgresTemplate');
  */
 export const migratedDatabase = (dialect: Dialect): Promise<TestDatabase> =>
   scratchDatabase(dialect, undefined, dialect === 'postgres' && postgresTemplate ? postgresTemplate : undefined);
+
+/** Resolves once a statement on the database (one whose text is `like` this) waits for a lock. */
+export async function waitForLockWait(db: Kysely<Database>, like = '%'): Promise<void> {
+  for (;;) {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock' and query like ${like}`.execute(db);
+    if (rows[0]!.n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

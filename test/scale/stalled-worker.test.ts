@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSnsr } from '../helpers/cli.js';
-import { dialects } from '../helpers/database.js';
+import { dialects, waitForLockWait } from '../helpers/database.js';
 import { deliveryFixture } from '../delivery/fixture.js';
 import type { DeliveryFixture } from '../delivery/fixture.js';
 
@@ -105,10 +105,7 @@ describe.runIf(dialects.includes('postgres'))('a stalled snsr worker (SIGSTOP) o
       await sql`begin`.execute(connection);
       await sql`select slot from delivery_slots where app_id = ${app.id} for update`.execute(connection);
       receiver!.answer();
-      await until(
-        () => sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%delivery_slots%'`.execute(db),
-        (result) => result.rows[0]!.n > 0,
-      );
+      await waitForLockWait(db, '%delivery_slots%');
       // The two answered are recorded first (that write needs no slot row): stopped while recording
       // them, the worker would lose that transaction to the idle-in-transaction bound, and the
       // deliveries would go out again, as they may after any stop between an answer and its record.

@@ -437,7 +437,7 @@ describe.skipIf(!run)('the dashboard in Chromium, against the built server', () 
       const id = Number(await failedRows.first().getAttribute('data-delivery'));
       await page.getByRole('button', { name: `Retry delivery ${id}` }).click();
       const row = page.locator(`tr[data-delivery="${id}"]`);
-      await expect.poll(() => row.getAttribute('data-status'), { timeout: 20_000 }).toBe('delivered');
+      await expect.poll(() => row.getAttribute('data-status')).toBe('delivered');
       await row.getByText('Delivered', { exact: true }).waitFor();
       await screenshot(page, 'app-retried');
       const deliveries = (await server.api<Delivery[]>(`/iot/developers/apps/${appId}/deliveries.json?limit=200`)).body;

@@ -173,7 +173,7 @@ describe.skipIf(!run)('the dashboard live over the event stream, in Chromium', {
     await expect.poll(() => openAlerts.textContent()).toBe('0');
     await indicator('Live').waitFor();
     await uplink(server, MODULE, frames.batteryLow(3));
-    await expect.poll(() => openAlerts.textContent(), { timeout: 20_000 }).toBe('1');
+    await expect.poll(() => openAlerts.textContent()).toBe('1');
     await page.getByRole('list', { name: 'Latest alerts' }).getByText(MODULE).waitFor();
   });
 
