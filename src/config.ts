@@ -30,6 +30,11 @@ export interface Config {
     /** Longest wait for a lock (PostgreSQL `lock_timeout`, SQLite `busy_timeout`); 0: PostgreSQL waits forever. */
     lockTimeoutMs: number;
   };
+  /**
+   * Longest wait of ingest's group commit for more uplinks under steady traffic (ms); undefined:
+   * the database's default (see `IngestService`).
+   */
+  ingestCommitDelayMs: number | undefined;
   /** `snsr serve` processes sharing the port (node:cluster); more than 1 needs PostgreSQL. */
   processes: number;
   /** Old-generation growth past the live heap before V8 collects again, in %; 0: V8's own (see heap-growth.ts). */
@@ -139,6 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
       statementTimeoutMs: integer(env, 'SNSR_STATEMENT_TIMEOUT_MS', 60_000, 0, 86_400_000),
       lockTimeoutMs: integer(env, 'SNSR_LOCK_TIMEOUT_MS', 10_000, 0, 86_400_000),
     },
+    ingestCommitDelayMs: env.SNSR_INGEST_COMMIT_DELAY_MS ? integer(env, 'SNSR_INGEST_COMMIT_DELAY_MS', 0, 0, 1000) : undefined,
     processes: integer(env, 'SNSR_PROCESSES', 1, 1, 256),
     heapGrowthPercent: integer(env, 'SNSR_HEAP_GROWTH_PERCENT', 50, 0, 1000),
     secret: env.SNSR_SECRET || undefined,

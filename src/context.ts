@@ -130,6 +130,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const streams = new LiveStreams(hub, streamEvents, config.streamHeartbeatMs, metrics.openStreams);
   const ingest = new IngestService(storage, log, {
     dateText: (ms) => legacyDate(new Date(ms), config.timezone),
+    commitDelayMs: config.ingestCommitDelayMs,
     observe: (outcome, seconds) => {
       metrics.uplink(uplinkOutcome(outcome), seconds);
       if ('result' in outcome) for (const alert of outcome.result.alerts?.raised ?? []) metrics.alerts.inc({ kind: alert.kind });

@@ -25,6 +25,15 @@ export interface GroupCommitOptions {
    * batch's statements and commit serve more jobs, and an idle server still starts a lone job at once.
    */
   overlapAt?: number;
+  /**
+   * Under steady traffic, how long a batch may wait for more jobs before it starts (ms; default 0).
+   * Every commit costs the same round trips and log flush whatever it carries, so a fuller one
+   * costs each job less. A batch waits only after a light one: fewer than half `overlapAt` jobs,
+   * others coming while it ran, settled less than this long ago. It starts as soon as `overlapAt`
+   * wait: a lone job, a client sending one job after the other, and batches that fill anyway (where
+   * waiting would only idle the connection between them) never wait.
+   */
+  delayMs?: number;
   /** Errors a job throws before writing anything (a rejected uplink): they fail that job only. */
   isRejection: (error: unknown) => boolean;
   /**
@@ -55,6 +64,16 @@ export class GroupCommit {
   private active = 0;
   private scheduled = false;
   private idle: (() => void)[] = [];
+  /**
+   * When the last batch settled (`performance.now()`), and whether it was a small one during which
+   * jobs came: steady traffic that leaves commits light.
+   */
+  private lastSettled = -Infinity;
+  private light = false;
+  /** A batch waiting for more jobs, started by this timer at the latest. */
+  private waiting: NodeJS.Timeout | undefined;
+  /** Set while the timer starts the batch that waited. */
+  private waited = false;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -82,15 +101,34 @@ export class GroupCommit {
 
   private pump(): void {
     while (this.active < this.options.concurrency && this.queue.length > 0) {
-      if (this.active > 0 && this.queue.length < (this.options.overlapAt ?? 1)) return;
+      const few = this.queue.length < (this.options.overlapAt ?? 1);
+      if (few && (this.active > 0 || this.delayed())) return;
+      clearTimeout(this.waiting);
+      this.waiting = undefined;
       const batch = this.queue.splice(0, this.options.maxBatch);
       this.active++;
       void this.commit(batch).finally(() => {
         this.active--;
+        this.lastSettled = performance.now();
+        this.light = this.queue.length > 0 && batch.length < (this.options.overlapAt ?? 1) / 2;
         this.pump();
         if (this.active === 0 && this.queue.length === 0) for (const done of this.idle.splice(0)) done();
       });
     }
+  }
+
+  /** Whether the next batch waits for more jobs (see `delayMs`), its timer then set. */
+  private delayed(): boolean {
+    if (this.waiting !== undefined) return true;
+    const delayMs = this.options.delayMs ?? 0;
+    if (this.waited || delayMs <= 0 || !this.light || performance.now() - this.lastSettled >= delayMs) return false;
+    this.waiting = setTimeout(() => {
+      this.waiting = undefined;
+      this.waited = true;
+      this.pump();
+      this.waited = false;
+    }, delayMs);
+    return true;
   }
 
   private async commit(batch: Job[]): Promise<void> {

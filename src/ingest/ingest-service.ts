@@ -25,11 +25,23 @@ function remembered(dateText: DateText, size = 4096): DateText {
   };
 }
 
+/**
+ * PostgreSQL's default commit delay. One process at a fixed 1,000 uplinks/s: 6.5 uplinks per commit
+ * instead of 4.7, 11 % less CPU per uplink (snsr and PostgreSQL), 2 ms more at the median of the
+ * acknowledgements; three saturated processes: 32 % less (see "Ingest throughput" in the README).
+ */
+const DEFAULT_POSTGRES_DELAY_MS = 2;
+
 export interface IngestOptions {
   /** How device dates are written into each message's `ctxt`. */
   dateText: DateText;
   /** Most uplinks committed in one transaction. */
   maxBatch?: number;
+  /**
+   * Longest wait for more uplinks before a commit under steady traffic (ms; see `GroupCommit`):
+   * by default 2 on PostgreSQL, whose every commit costs round trips to the server, and 0 on SQLite.
+   */
+  commitDelayMs?: number;
   /** Told of every uplink once committed (or refused), with the seconds it took: metrics, alert emails. */
   observe?: (outcome: { result: IngestResult } | { error: unknown }, seconds: number) => void;
 }
@@ -59,6 +71,7 @@ export class IngestService {
       // flight into batches of ~9, each paying the same six statements (measured: a third fewer
       // statements and about a fifth less PostgreSQL CPU per uplink at 16, throughput no lower).
       overlapAt: Math.max(1, Math.floor(maxBatch / 4)),
+      delayMs: options.commitDelayMs ?? (storage.capabilities.skipLocked ? DEFAULT_POSTGRES_DELAY_MS : 0),
       isRejection: (error) => error instanceof DomainError,
       // PostgreSQL: the uplinks of a batch side by side, one statement per table for all of them.
       rounds: storage.capabilities.skipLocked,

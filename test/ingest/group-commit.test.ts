@@ -132,6 +132,71 @@ describe.each(dialects)('group commit (%s)', (dialect) => {
     await first;
   });
 
+  describe('with a commit delay', () => {
+    const delayed = (delayMs: number) => new GroupCommit(db(), { maxBatch: 8, concurrency: 1, overlapAt: 3, delayMs, isRejection: () => false });
+    const turns = async (n: number) => {
+      for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    /** Jobs that note the transaction each ran in. */
+    const recorder = (group: GroupCommit) => {
+      const batches = new Map<string, Kysely<Database>>();
+      return { batches, job: (key: string) => group.run(key, async (trx) => void batches.set(key, trx)) };
+    };
+
+    /** Within reach of the test's limit: a job that waited for a ten-minute delay would not be. */
+    const atOnce = (job: Promise<unknown>) =>
+      Promise.race([job.then(() => 'committed'), new Promise((resolve) => setTimeout(resolve, 30_000, 'waited').unref())]);
+
+    it('starts a lone job, and a job sent after the last one committed, at once', async () => {
+      const group = delayed(600_000);
+      expect(await atOnce(group.run('alone', async () => {}))).toBe('committed');
+      // A client sending one job after the other: no job came while the last batch ran.
+      expect(await atOnce(group.run('next', async () => {}))).toBe('committed');
+    });
+
+    it('does not wait after a batch that filled: half overlapAt or more', async () => {
+      const group = delayed(600_000);
+      let during!: Promise<unknown>;
+      await Promise.all([
+        group.run('f1', async () => {
+          during = group.run('j', async () => {});
+        }),
+        group.run('f2', async () => {}),
+      ]);
+      expect(await atOnce(during)).toBe('committed');
+    });
+
+    it('after a light batch (one job, another coming meanwhile), gathers jobs of later turns into one batch, started once overlapAt wait', async () => {
+      const group = delayed(600_000);
+      const { batches, job } = recorder(group);
+      let during!: Promise<void>;
+      await group.run('first', async () => {
+        during = job('j1');
+      });
+      // Past the turn on which a batch would have taken j1 alone.
+      await turns(3);
+      const later = job('j2');
+      await turns(3);
+      expect(batches.size).toBe(0);
+      // The third makes overlapAt: the batch starts now, not ten minutes on.
+      await Promise.all([during, later, job('j3')]);
+      expect(new Set(batches.values()).size).toBe(1);
+    });
+
+    it('starts the waiting batch when the delay ends', async () => {
+      const group = delayed(2_000);
+      const { batches, job } = recorder(group);
+      let during!: Promise<void>;
+      await group.run('first', async () => {
+        during = job('a');
+      });
+      await turns(3);
+      await Promise.all([during, job('b')]);
+      expect([...batches.keys()].sort()).toEqual(['a', 'b']);
+      expect(new Set(batches.values()).size).toBe(1);
+    });
+  });
+
   it('settles a job only once its transaction has committed, and drain waits for every job', async () => {
     const group = commits(dialect === 'postgres' ? 3 : 1);
     let settled = 0;

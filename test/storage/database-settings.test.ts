@@ -11,23 +11,27 @@ describe('database and delivery settings', () => {
     const defaults = loadConfig({});
     expect(defaults.database).toEqual({ poolSize: 10, statementTimeoutMs: 60_000, lockTimeoutMs: 10_000 });
     expect(defaults.processes).toBe(1);
+    expect(defaults.ingestCommitDelayMs).toBeUndefined();
     expect(defaults.delivery).toMatchObject({ leaseMs: 30_000, timeoutMs: 5000 });
     const set = loadConfig({
       SNSR_DATABASE_POOL_SIZE: '3',
       SNSR_STATEMENT_TIMEOUT_MS: '0',
       SNSR_LOCK_TIMEOUT_MS: '250',
       SNSR_PROCESSES: '4',
+      SNSR_INGEST_COMMIT_DELAY_MS: '0',
       SNSR_DELIVERY_LEASE_MS: '9000',
       SNSR_DELIVERY_TIMEOUT_MS: '3000',
     });
     expect(set.database).toEqual({ poolSize: 3, statementTimeoutMs: 0, lockTimeoutMs: 250 });
     expect(set.processes).toBe(4);
+    expect(set.ingestCommitDelayMs).toBe(0);
     expect(set.delivery).toMatchObject({ leaseMs: 9000, timeoutMs: 3000 });
   });
 
   it('refuses values out of range, and a lease too short for the requests it covers', () => {
     expect(() => loadConfig({ SNSR_DATABASE_POOL_SIZE: '0' })).toThrow(/SNSR_DATABASE_POOL_SIZE must be an integer from 1 to 1000, got "0"/);
     expect(() => loadConfig({ SNSR_STATEMENT_TIMEOUT_MS: '-1' })).toThrow(/SNSR_STATEMENT_TIMEOUT_MS must be an integer/);
+    expect(() => loadConfig({ SNSR_INGEST_COMMIT_DELAY_MS: '2.5' })).toThrow(/SNSR_INGEST_COMMIT_DELAY_MS must be an integer from 0 to 1000, got "2.5"/);
     expect(() => loadConfig({ SNSR_PROCESSES: 'many' })).toThrow(/SNSR_PROCESSES must be an integer from 1 to 256, got "many"/);
     expect(() => loadConfig({ SNSR_DELIVERY_LEASE_MS: '10000', SNSR_DELIVERY_TIMEOUT_MS: '5000' })).toThrow(ConfigError);
     expect(() => loadConfig({ SNSR_DELIVERY_LEASE_MS: '10000', SNSR_DELIVERY_TIMEOUT_MS: '5000' })).toThrow(
