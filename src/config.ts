@@ -31,7 +31,7 @@ export interface Config {
     lockTimeoutMs: number;
   };
   /**
-   * Longest wait of ingest's group commit for more uplinks under steady traffic (ms); undefined:
+   * Longest wait of ingest's group commit for more uplinks after a light commit (ms); undefined:
    * the database's default (see `IngestService`).
    */
   ingestCommitDelayMs: number | undefined;

@@ -26,7 +26,7 @@ export interface GroupCommitOptions {
    */
   overlapAt?: number;
   /**
-   * Under steady traffic, how long a batch may wait for more jobs before it starts (ms; default 0).
+   * How long a batch may wait for more jobs before it starts (ms; default 0).
    * Every commit costs the same round trips and log flush whatever it carries, so a fuller one
    * costs each job less. A batch waits only after a light one: fewer than half `overlapAt` jobs,
    * others coming while it ran, settled less than this long ago. It starts as soon as `overlapAt`

@@ -38,8 +38,9 @@ export interface IngestOptions {
   /** Most uplinks committed in one transaction. */
   maxBatch?: number;
   /**
-   * Longest wait for more uplinks before a commit under steady traffic (ms; see `GroupCommit`):
-   * by default 2 on PostgreSQL, whose every commit costs round trips to the server, and 0 on SQLite.
+   * Longest wait for more uplinks before a commit that follows a light one (ms; `GroupCommit`'s
+   * `delayMs`): by default 2 on PostgreSQL, whose every commit costs round trips to the server, and
+   * 0 on SQLite.
    */
   commitDelayMs?: number;
   /** Told of every uplink once committed (or refused), with the seconds it took: metrics, alert emails. */
