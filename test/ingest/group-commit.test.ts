@@ -143,6 +143,13 @@ describe.each(dialects)('group commit (%s)', (dialect) => {
       return { batches, job: (key: string) => group.run(key, async (trx) => void batches.set(key, trx)) };
     };
 
+    /** Commits one batch of the jobs `keys`, the first queuing `next` while it runs; `during` is `next`'s job. */
+    const queuedDuring = async (group: GroupCommit, keys: string[], next: () => Promise<unknown>) => {
+      let during!: Promise<unknown>;
+      await Promise.all(keys.map((key, i) => group.run(key, async () => void (i === 0 && (during = next())))));
+      return { during };
+    };
+
     /** Within reach of the test's limit: a job that waited for a ten-minute delay would not be. */
     const atOnce = (job: Promise<unknown>) =>
       Promise.race([job.then(() => 'committed'), new Promise((resolve) => setTimeout(resolve, 30_000, 'waited').unref())]);
@@ -156,23 +163,14 @@ describe.each(dialects)('group commit (%s)', (dialect) => {
 
     it('does not wait after a batch that filled: half overlapAt or more', async () => {
       const group = delayed(600_000);
-      let during!: Promise<unknown>;
-      await Promise.all([
-        group.run('f1', async () => {
-          during = group.run('j', async () => {});
-        }),
-        group.run('f2', async () => {}),
-      ]);
+      const { during } = await queuedDuring(group, ['f1', 'f2'], () => group.run('j', async () => {}));
       expect(await atOnce(during)).toBe('committed');
     });
 
     it('after a light batch (one job, another coming meanwhile), gathers jobs of later turns into one batch, started once overlapAt wait', async () => {
       const group = delayed(600_000);
       const { batches, job } = recorder(group);
-      let during!: Promise<void>;
-      await group.run('first', async () => {
-        during = job('j1');
-      });
+      const { during } = await queuedDuring(group, ['first'], () => job('j1'));
       // Past the turn on which a batch would have taken j1 alone.
       await turns(3);
       const later = job('j2');
@@ -186,10 +184,7 @@ describe.each(dialects)('group commit (%s)', (dialect) => {
     it('starts the waiting batch when the delay ends', async () => {
       const group = delayed(2_000);
       const { batches, job } = recorder(group);
-      let during!: Promise<void>;
-      await group.run('first', async () => {
-        during = job('a');
-      });
+      const { during } = await queuedDuring(group, ['first'], () => job('a'));
       await turns(3);
       await Promise.all([during, job('b')]);
       expect([...batches.keys()].sort()).toEqual(['a', 'b']);
